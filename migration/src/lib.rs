@@ -1,0 +1,53 @@
+//! Schema migrations for graphpay, one file per step; they run on SQLite and PostgreSQL alike.
+//!
+//! Conventions shared by every table:
+//! - ids are prefixed ULID text (`pay_01J...`), whose byte order is their time order; on
+//!   PostgreSQL they use `COLLATE "C"` so ties break the same way as on SQLite;
+//! - timestamps are integer microseconds since the Unix epoch (`BIGINT`), so the database's
+//!   order is time order on both backends, to the microsecond.
+
+pub use sea_orm_migration::prelude::*;
+use sea_orm_migration::sea_orm::DbBackend;
+
+mod m20261130_000001_create_accounts;
+mod m20261130_000002_create_payments;
+mod m20261130_000003_create_idempotency_keys;
+mod m20261130_000004_create_processor_tables;
+
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![
+            Box::new(m20261130_000001_create_accounts::Migration),
+            Box::new(m20261130_000002_create_payments::Migration),
+            Box::new(m20261130_000003_create_idempotency_keys::Migration),
+            Box::new(m20261130_000004_create_processor_tables::Migration),
+        ]
+    }
+}
+
+/// A text id or key column whose order is byte order on both backends.
+pub(crate) fn id_column(backend: DbBackend, name: impl IntoIden) -> ColumnDef {
+    let mut col = ColumnDef::new(name);
+    col.string().not_null();
+    if backend == DbBackend::Postgres {
+        col.extra("COLLATE \"C\"");
+    }
+    col
+}
+
+/// A timestamp column: integer microseconds since the Unix epoch.
+pub(crate) fn micros_column(name: impl IntoIden) -> ColumnDef {
+    let mut col = ColumnDef::new(name);
+    col.big_integer().not_null();
+    col
+}
+
+/// A nullable timestamp column: integer microseconds since the Unix epoch.
+pub(crate) fn nullable_micros_column(name: impl IntoIden) -> ColumnDef {
+    let mut col = ColumnDef::new(name);
+    col.big_integer().null();
+    col
+}

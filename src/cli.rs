@@ -1,0 +1,175 @@
+//! The `graphpay` command line: serve, migrate, print the schema, manage accounts and keys.
+
+use std::io::Write;
+
+use clap::{Parser, Subcommand};
+
+use crate::config::{DatabaseArgs, ServeArgs};
+use crate::persistence::{Db, accounts};
+use crate::telemetry::LogFormat;
+use crate::{graphql, startup};
+
+#[derive(Parser, Debug)]
+#[command(name = "graphpay", version, about = "A GraphQL payments gateway")]
+pub struct Cli {
+    /// Log format: `pretty` for people, `json` for log collectors. `RUST_LOG` sets the filter.
+    #[arg(
+        long,
+        global = true,
+        env = "LOG_FORMAT",
+        value_enum,
+        default_value = "pretty"
+    )]
+    pub log_format: LogFormat,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the gateway (migrates the database first).
+    Serve(ServeArgs),
+    /// Apply pending database migrations and exit.
+    Migrate(DatabaseArgs),
+    /// Print the GraphQL schema (SDL), as committed in schema.graphql.
+    Schema,
+    /// Manage accounts.
+    #[command(subcommand)]
+    Account(AccountCommand),
+    /// Manage API keys.
+    #[command(subcommand)]
+    Key(KeyCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AccountCommand {
+    /// Create an account and print its id and first API key (shown only this once).
+    Create {
+        #[arg(long)]
+        name: String,
+        /// Print exactly `{"accountId": "...", "apiKey": "..."}`.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum KeyCommand {
+    /// Issue a new API key for an account (shown only this once).
+    Create {
+        #[arg(long)]
+        account: String,
+        /// Print exactly `{"keyId": "...", "apiKey": "..."}`.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+    /// Revoke a key, named by its id (`key_...`) or its visible prefix.
+    Revoke {
+        key: String,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+    /// List an account's keys (prefixes only; secrets are never stored).
+    List {
+        #[arg(long)]
+        account: String,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+}
+
+/// Runs a parsed command line; the error is printed by `main`.
+pub async fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        Command::Serve(args) => startup::serve(args.into()).await.map_err(|e| e.to_string()),
+        Command::Migrate(database) => {
+            Db::migrate(&database.db_config())
+                .await
+                .map_err(|e| e.to_string())?;
+            eprintln!("migrations applied");
+            Ok(())
+        }
+        Command::Schema => {
+            print!("{}", graphql::sdl());
+            Ok(())
+        }
+        Command::Account(AccountCommand::Create {
+            name,
+            json,
+            database,
+        }) => {
+            let name = name.trim();
+            if name.is_empty() || name.len() > 200 {
+                return Err("--name must be 1 to 200 characters".into());
+            }
+            let db = open(&database).await?;
+            let created = accounts::create(&db, name)
+                .await
+                .map_err(|e| e.to_string())?;
+            if json {
+                let out =
+                    serde_json::json!({"accountId": created.account.id, "apiKey": created.api_key});
+                println!("{out}");
+            } else {
+                println!("account: {}", created.account.id);
+                println!("api key: {}", created.api_key);
+                eprintln!("keep the API key now: it is not stored and cannot be shown again");
+            }
+            Ok(())
+        }
+        Command::Key(KeyCommand::Create {
+            account,
+            json,
+            database,
+        }) => {
+            let db = open(&database).await?;
+            let (key, secret) = accounts::create_key(&db, &account)
+                .await
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| format!("no account {account}"))?;
+            if json {
+                println!("{}", serde_json::json!({"keyId": key.id, "apiKey": secret}));
+            } else {
+                println!("key: {}", key.id);
+                println!("api key: {secret}");
+            }
+            Ok(())
+        }
+        Command::Key(KeyCommand::Revoke { key, database }) => {
+            let db = open(&database).await?;
+            let revoked = accounts::revoke_key(&db, &key)
+                .await
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| format!("no single key with id or prefix {key}"))?;
+            println!("revoked: {} ({})", revoked.id, revoked.prefix);
+            Ok(())
+        }
+        Command::Key(KeyCommand::List { account, database }) => {
+            let db = open(&database).await?;
+            let keys = accounts::list_keys(&db, &account)
+                .await
+                .map_err(|e| e.to_string())?;
+            let mut out = std::io::stdout().lock();
+            for key in keys {
+                let state = if key.revoked_at.is_some() {
+                    "revoked"
+                } else {
+                    "active"
+                };
+                let _ = writeln!(out, "{}\t{}\t{state}", key.id, key.prefix);
+            }
+            Ok(())
+        }
+    }
+}
+
+async fn open(database: &DatabaseArgs) -> Result<Db, String> {
+    let config = database.db_config();
+    Db::migrate(&config).await.map_err(|e| e.to_string())?;
+    Db::connect(&config).await.map_err(|e| e.to_string())
+}

@@ -1,0 +1,110 @@
+//! Configuration: every setting is a flag and an environment variable with a documented
+//! default, gathered into one typed value passed down from `main`.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::persistence::DbConfig;
+
+/// Where the database is.
+#[derive(Args, Clone, Debug)]
+pub struct DatabaseArgs {
+    /// Database URL: `sqlite://FILE?mode=rwc` (embedded, the default) or
+    /// `postgres://USER@HOST:PORT/DB` (production; many gateways may share one).
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://graphpay.db?mode=rwc"
+    )]
+    pub database_url: String,
+
+    /// PostgreSQL schema to keep graphpay's tables in (created if missing); default `public`.
+    #[arg(long, env = "DATABASE_SCHEMA")]
+    pub database_schema: Option<String>,
+
+    /// Size of the database connection pool.
+    #[arg(long, env = "DATABASE_MAX_CONNECTIONS", default_value_t = 16)]
+    pub database_max_connections: u32,
+
+    /// How long a statement waits on a busy SQLite database before it fails, in milliseconds.
+    #[arg(long, env = "SQLITE_BUSY_TIMEOUT_MS", default_value_t = 10_000)]
+    pub sqlite_busy_timeout_ms: u64,
+}
+
+impl DatabaseArgs {
+    pub fn db_config(&self) -> DbConfig {
+        DbConfig {
+            url: self.database_url.clone(),
+            schema: self.database_schema.clone(),
+            max_connections: self.database_max_connections.max(1),
+            busy_timeout: Duration::from_millis(self.sqlite_busy_timeout_ms),
+        }
+    }
+}
+
+/// Settings of `graphpay serve`.
+#[derive(Args, Clone, Debug)]
+pub struct ServeArgs {
+    /// Address to listen on; port 0 picks a free port (the chosen address is logged).
+    #[arg(long, env = "GRAPHPAY_LISTEN", default_value = "127.0.0.1:8000")]
+    pub listen: SocketAddr,
+
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+
+    /// Do not create a demo account when the database has no accounts.
+    #[arg(long, env = "GRAPHPAY_NO_DEMO", default_value_t = false)]
+    pub no_demo: bool,
+
+    /// Deepest selection nesting a query may have.
+    #[arg(long, env = "GRAPHPAY_MAX_QUERY_DEPTH", default_value_t = 15)]
+    pub max_query_depth: usize,
+
+    /// Largest complexity (roughly, fields resolved) a query may have.
+    #[arg(long, env = "GRAPHPAY_MAX_QUERY_COMPLEXITY", default_value_t = 5_000)]
+    pub max_query_complexity: usize,
+
+    /// Deadline for a whole GraphQL request, in seconds.
+    #[arg(long, env = "GRAPHPAY_REQUEST_TIMEOUT_SECS", default_value_t = 30)]
+    pub request_timeout_secs: u64,
+}
+
+/// The typed configuration the server runs with.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub listen: SocketAddr,
+    pub database: DbConfig,
+    pub create_demo_account: bool,
+    pub max_query_depth: usize,
+    pub max_query_complexity: usize,
+    pub request_timeout: Duration,
+}
+
+impl From<ServeArgs> for Config {
+    fn from(args: ServeArgs) -> Self {
+        Config {
+            listen: args.listen,
+            database: args.database.db_config(),
+            create_demo_account: !args.no_demo,
+            max_query_depth: args.max_query_depth,
+            max_query_complexity: args.max_query_complexity,
+            request_timeout: Duration::from_secs(args.request_timeout_secs.max(1)),
+        }
+    }
+}
+
+impl Config {
+    /// Defaults for a server on `database`, as `graphpay serve` would use with no flags.
+    pub fn with_database(database: DbConfig) -> Self {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            database,
+            create_demo_account: false,
+            max_query_depth: 15,
+            max_query_complexity: 5_000,
+            request_timeout: Duration::from_secs(30),
+        }
+    }
+}

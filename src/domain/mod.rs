@@ -1,0 +1,9 @@
+//! Pure domain logic: no I/O, no framework types. Values here are validated once, at the edge,
+//! and then carry that proof in their type.
+
+pub mod api_key;
+pub mod currency;
+pub mod ids;
+pub mod money;
+pub mod status;
+pub mod time;

@@ -1,0 +1,253 @@
+//! The one place where failures become the contract's error codes (`extensions.code`).
+//!
+//! Internal causes are logged with the request's span and never shown to clients.
+
+use std::sync::Arc;
+
+use async_graphql::extensions::{
+    Extension, ExtensionContext, ExtensionFactory, NextParseQuery, NextRequest, NextValidation,
+};
+use async_graphql::parser::types::ExecutableDocument;
+use async_graphql::{
+    ErrorExtensionValues, ErrorExtensions, Response, ServerError, ServerResult, ValidationResult,
+    Value, Variables,
+};
+
+use crate::persistence::DbError;
+
+/// Every error a client can see. Deliberately not `Display`: the only way into a GraphQL error
+/// is `From<ApiError>`, which always attaches the code.
+#[derive(Debug)]
+pub enum ApiError {
+    Unauthenticated,
+    BadUserInput { field: String, message: String },
+    InvalidAmount(String),
+    InvalidCurrency(String),
+    InvalidIdempotencyKey(String),
+    IdempotencyKeyReused,
+    RequestInProgress { retry_after_seconds: i64 },
+    InvalidCursor(String),
+    CursorMismatch,
+    PageSizeOutOfRange(String),
+    InvalidStateTransition { from: String, operation: String },
+    RefundExceedsAvailable(String),
+    ProcessorUnavailable,
+    Internal,
+}
+
+impl ApiError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::Unauthenticated => codes::UNAUTHENTICATED,
+            ApiError::BadUserInput { .. } => codes::BAD_USER_INPUT,
+            ApiError::InvalidAmount(_) => codes::INVALID_AMOUNT,
+            ApiError::InvalidCurrency(_) => codes::INVALID_CURRENCY,
+            ApiError::InvalidIdempotencyKey(_) => codes::INVALID_IDEMPOTENCY_KEY,
+            ApiError::IdempotencyKeyReused => codes::IDEMPOTENCY_KEY_REUSED,
+            ApiError::RequestInProgress { .. } => codes::REQUEST_IN_PROGRESS,
+            ApiError::InvalidCursor(_) => codes::INVALID_CURSOR,
+            ApiError::CursorMismatch => codes::CURSOR_MISMATCH,
+            ApiError::PageSizeOutOfRange(_) => codes::PAGE_SIZE_OUT_OF_RANGE,
+            ApiError::InvalidStateTransition { .. } => codes::INVALID_STATE_TRANSITION,
+            ApiError::RefundExceedsAvailable(_) => codes::REFUND_EXCEEDS_AVAILABLE,
+            ApiError::ProcessorUnavailable => codes::PROCESSOR_UNAVAILABLE,
+            ApiError::Internal => codes::INTERNAL,
+        }
+    }
+
+    /// What went wrong and what to do, for the client.
+    pub fn message(&self) -> String {
+        match self {
+            ApiError::Unauthenticated => {
+                "a valid API key is required: send `Authorization: Bearer <key>`".into()
+            }
+            ApiError::BadUserInput { message, .. } => message.clone(),
+            ApiError::InvalidAmount(m)
+            | ApiError::InvalidCurrency(m)
+            | ApiError::InvalidIdempotencyKey(m)
+            | ApiError::InvalidCursor(m)
+            | ApiError::PageSizeOutOfRange(m)
+            | ApiError::RefundExceedsAvailable(m) => m.clone(),
+            ApiError::IdempotencyKeyReused => "this idempotency key was already used for a \
+                different request; use a new key for a new request"
+                .into(),
+            ApiError::RequestInProgress {
+                retry_after_seconds,
+            } => format!(
+                "a request with this idempotency key is still in progress; retry after \
+                 {retry_after_seconds} s"
+            ),
+            ApiError::CursorMismatch => "this cursor was issued for a different filter or \
+                order; start again without a cursor"
+                .into(),
+            ApiError::InvalidStateTransition { from, operation } => {
+                format!("cannot {operation} a payment in status {from}")
+            }
+            ApiError::ProcessorUnavailable => "the payment processor could not be reached; \
+                retry with the same idempotency key"
+                .into(),
+            ApiError::Internal => "an internal error occurred".into(),
+        }
+    }
+
+    pub fn bad_input(field: &str, message: impl Into<String>) -> Self {
+        ApiError::BadUserInput {
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// Logs an unexpected failure and hides it behind `INTERNAL`.
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        tracing::error!(error = %cause, "internal error");
+        ApiError::Internal
+    }
+}
+
+impl From<DbError> for ApiError {
+    fn from(err: DbError) -> Self {
+        ApiError::internal(err)
+    }
+}
+
+impl From<ApiError> for async_graphql::Error {
+    fn from(err: ApiError) -> Self {
+        async_graphql::Error::new(err.message()).extend_with(|_, ext| {
+            ext.set("code", err.code());
+            match &err {
+                ApiError::BadUserInput { field, .. } => ext.set("field", field.as_str()),
+                ApiError::RequestInProgress {
+                    retry_after_seconds,
+                } => ext.set("retryAfterSeconds", *retry_after_seconds),
+                ApiError::InvalidStateTransition { from, operation } => {
+                    ext.set("from", from.as_str());
+                    ext.set("operation", operation.as_str());
+                }
+                _ => {}
+            }
+        })
+    }
+}
+
+/// The contract's error codes.
+pub mod codes {
+    pub const UNAUTHENTICATED: &str = "UNAUTHENTICATED";
+    pub const BAD_USER_INPUT: &str = "BAD_USER_INPUT";
+    pub const INVALID_AMOUNT: &str = "INVALID_AMOUNT";
+    pub const INVALID_CURRENCY: &str = "INVALID_CURRENCY";
+    pub const INVALID_IDEMPOTENCY_KEY: &str = "INVALID_IDEMPOTENCY_KEY";
+    pub const IDEMPOTENCY_KEY_REUSED: &str = "IDEMPOTENCY_KEY_REUSED";
+    pub const REQUEST_IN_PROGRESS: &str = "REQUEST_IN_PROGRESS";
+    pub const INVALID_CURSOR: &str = "INVALID_CURSOR";
+    pub const CURSOR_MISMATCH: &str = "CURSOR_MISMATCH";
+    pub const PAGE_SIZE_OUT_OF_RANGE: &str = "PAGE_SIZE_OUT_OF_RANGE";
+    pub const INVALID_STATE_TRANSITION: &str = "INVALID_STATE_TRANSITION";
+    pub const REFUND_EXCEEDS_AVAILABLE: &str = "REFUND_EXCEEDS_AVAILABLE";
+    pub const PROCESSOR_UNAVAILABLE: &str = "PROCESSOR_UNAVAILABLE";
+    pub const QUERY_TOO_COMPLEX: &str = "QUERY_TOO_COMPLEX";
+    pub const GRAPHQL_PARSE_FAILED: &str = "GRAPHQL_PARSE_FAILED";
+    pub const GRAPHQL_VALIDATION_FAILED: &str = "GRAPHQL_VALIDATION_FAILED";
+    pub const INTERNAL: &str = "INTERNAL";
+}
+
+/// A GraphQL error for failures outside any resolver (a bad body, a missing key).
+pub fn request_error(code: &'static str, message: &str) -> ServerError {
+    let mut err = ServerError::new(message, None);
+    let mut ext = ErrorExtensionValues::default();
+    ext.set("code", Value::from(code));
+    err.extensions = Some(ext);
+    err
+}
+
+/// Gives every error that async-graphql itself raises (syntax, validation, limits, argument
+/// coercion) a contract code, and hides anything unexpected behind `INTERNAL`.
+pub struct ErrorCodes;
+
+impl ExtensionFactory for ErrorCodes {
+    fn create(&self) -> Arc<dyn Extension> {
+        Arc::new(ErrorCodes)
+    }
+}
+
+#[async_trait::async_trait]
+impl Extension for ErrorCodes {
+    async fn request(&self, ctx: &ExtensionContext<'_>, next: NextRequest<'_>) -> Response {
+        let mut response = next.run(ctx).await;
+        for err in &mut response.errors {
+            if code_of(err).is_none() {
+                classify_uncoded(err);
+            }
+        }
+        response
+    }
+
+    async fn parse_query(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        query: &str,
+        variables: &Variables,
+        next: NextParseQuery<'_>,
+    ) -> ServerResult<ExecutableDocument> {
+        next.run(ctx, query, variables)
+            .await
+            .map_err(|err| with_code(err, codes::GRAPHQL_PARSE_FAILED))
+    }
+
+    async fn validation(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        next: NextValidation<'_>,
+    ) -> Result<ValidationResult, Vec<ServerError>> {
+        next.run(ctx).await.map_err(|errors| {
+            errors
+                .into_iter()
+                .map(|err| {
+                    let code = if err.message.contains("too complex")
+                        || err.message.contains("nested too deep")
+                    {
+                        codes::QUERY_TOO_COMPLEX
+                    } else {
+                        codes::GRAPHQL_VALIDATION_FAILED
+                    };
+                    with_code(err, code)
+                })
+                .collect()
+        })
+    }
+}
+
+fn code_of(err: &ServerError) -> Option<&Value> {
+    err.extensions.as_ref().and_then(|ext| ext.get("code"))
+}
+
+fn with_code(mut err: ServerError, code: &'static str) -> ServerError {
+    if code_of(&err).is_none() {
+        err.extensions
+            .get_or_insert_with(ErrorExtensionValues::default)
+            .set("code", code);
+    }
+    err
+}
+
+/// Errors without a code come from argument coercion (bad input, message safe to show) or from
+/// somewhere unexpected (logged, replaced by a message that reveals nothing).
+fn classify_uncoded(err: &mut ServerError) {
+    let coercion = err.message.starts_with("Failed to parse")
+        || err.message.starts_with("Invalid value for argument")
+        || err.message.starts_with("Internal error: Failed to parse");
+    if coercion {
+        let ext = err
+            .extensions
+            .get_or_insert_with(ErrorExtensionValues::default);
+        ext.set("code", codes::BAD_USER_INPUT);
+        if let Some(async_graphql::PathSegment::Field(field)) = err.path.last() {
+            ext.set("field", field.as_str());
+        }
+    } else {
+        tracing::error!(error = %err.message, "uncoded GraphQL error");
+        err.message = ApiError::Internal.message();
+        err.extensions
+            .get_or_insert_with(ErrorExtensionValues::default)
+            .set("code", codes::INTERNAL);
+    }
+}

@@ -1,0 +1,65 @@
+//! The GraphQL schema: root types, object types, scalars, loaders and limits.
+
+mod loaders;
+mod node;
+mod objects;
+mod query;
+mod scalars;
+
+use async_graphql::dataloader::DataLoader;
+use async_graphql::{EmptyMutation, EmptySubscription, SDLExportOptions, Schema};
+
+use crate::error::ErrorCodes;
+use crate::persistence::Db;
+
+pub use query::Query;
+
+pub type AppSchema = Schema<Query, EmptyMutation, EmptySubscription>;
+
+/// The account a request acts for, put into every request's data by the HTTP layer after the
+/// API key has been checked. Resolvers read only this account's rows.
+#[derive(Clone, Debug)]
+pub struct Viewer {
+    pub account_id: String,
+}
+
+/// Limits applied to every request.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub max_depth: usize,
+    pub max_complexity: usize,
+}
+
+pub fn build(db: Db, limits: Limits) -> AppSchema {
+    Schema::build(Query, EmptyMutation, EmptySubscription)
+        .data(db)
+        .extension(ErrorCodes)
+        .limit_depth(limits.max_depth)
+        .limit_complexity(limits.max_complexity)
+        .finish()
+}
+
+/// Adds what one request needs: the viewer and its (per-request, account-scoped) loaders.
+pub fn request_for(
+    request: async_graphql::Request,
+    db: &Db,
+    account_id: String,
+) -> async_graphql::Request {
+    let loader = DataLoader::new(
+        loaders::AccountLoader::new(db.clone(), account_id.clone()),
+        tokio::spawn,
+    );
+    request.data(Viewer { account_id }).data(loader)
+}
+
+/// The schema in SDL, sorted so that it does not churn with declaration order.
+pub fn sdl() -> String {
+    Schema::build(Query, EmptyMutation, EmptySubscription)
+        .finish()
+        .sdl_with_options(
+            SDLExportOptions::new()
+                .sorted_fields()
+                .sorted_arguments()
+                .sorted_enum_items(),
+        )
+}

@@ -1,0 +1,214 @@
+//! The object types clients read: Account, Payment, Refund, PaymentEvent, and their enums.
+//! They wrap stored rows; the API shape is defined here, not by the tables.
+
+use async_graphql::dataloader::DataLoader;
+use async_graphql::{Context, Enum, ID, Object, Result};
+
+use super::loaders::{AccountLoader, EventsOfPayment, PaymentById, RefundsOfPayment};
+use super::scalars::{Currency, DateTime};
+use crate::domain::currency;
+use crate::domain::status;
+use crate::domain::time::Timestamp;
+use crate::error::ApiError;
+use crate::persistence::accounts;
+use crate::persistence::payments;
+
+#[derive(Enum, Copy, Clone, Debug, Eq, PartialEq)]
+#[graphql(remote = "status::PaymentStatus")]
+pub enum PaymentStatus {
+    Pending,
+    Processing,
+    Succeeded,
+    Failed,
+    Canceled,
+    Refunding,
+    PartiallyRefunded,
+    Refunded,
+}
+
+#[derive(Enum, Copy, Clone, Debug, Eq, PartialEq)]
+#[graphql(remote = "status::RefundStatus")]
+pub enum RefundStatus {
+    Pending,
+    Succeeded,
+    Failed,
+}
+
+fn time(micros: i64) -> DateTime {
+    DateTime(Timestamp::from_micros(micros))
+}
+
+/// Stored values were validated on the way in; a value that no longer parses is corruption.
+fn stored<T>(value: Option<T>, what: &str) -> Result<T> {
+    value.ok_or_else(|| ApiError::internal(format!("unreadable stored {what}")).into())
+}
+
+fn stored_currency(code: &str) -> Result<Currency> {
+    stored(
+        currency::Currency::parse(code).ok().map(Currency),
+        "currency",
+    )
+}
+
+/// A merchant account: the owner of API keys and payments.
+pub struct Account(pub accounts::Account);
+
+#[Object]
+impl Account {
+    /// Opaque id, prefixed `acct_`.
+    pub async fn id(&self) -> ID {
+        ID(self.0.id.clone())
+    }
+    async fn name(&self) -> &str {
+        &self.0.name
+    }
+    async fn created_at(&self) -> DateTime {
+        time(self.0.created_at)
+    }
+}
+
+/// A payment: an amount in minor units charged to a source, and everything that became of it.
+pub struct Payment(pub payments::Payment);
+
+#[Object]
+impl Payment {
+    /// Opaque id, prefixed `pay_`.
+    pub async fn id(&self) -> ID {
+        ID(self.0.id.clone())
+    }
+    /// In minor units (cents for USD, yen for JPY).
+    async fn amount(&self) -> i64 {
+        self.0.amount
+    }
+    async fn currency(&self) -> Result<Currency> {
+        stored_currency(&self.0.currency)
+    }
+    async fn status(&self) -> Result<PaymentStatus> {
+        Ok(stored(
+            status::PaymentStatus::parse(&self.0.status),
+            "payment status",
+        )?
+        .into())
+    }
+    /// Sum of succeeded refunds, in minor units; never more than `amount`.
+    async fn amount_refunded(&self) -> i64 {
+        self.0.amount_refunded
+    }
+    /// What may still be refunded, in minor units.
+    async fn amount_refundable(&self) -> i64 {
+        let refundable = matches!(
+            status::PaymentStatus::parse(&self.0.status),
+            Some(status::PaymentStatus::Succeeded | status::PaymentStatus::PartiallyRefunded)
+        );
+        if refundable {
+            self.0.amount - self.0.amount_refunded
+        } else {
+            0
+        }
+    }
+    /// The payment source token (never a card number).
+    async fn source(&self) -> &str {
+        &self.0.source
+    }
+    async fn description(&self) -> Option<&str> {
+        self.0.description.as_deref()
+    }
+    /// Set when the payment FAILED, e.g. `card_declined`.
+    async fn failure_code(&self) -> Option<&str> {
+        self.0.failure_code.as_deref()
+    }
+    async fn failure_message(&self) -> Option<&str> {
+        self.0.failure_message.as_deref()
+    }
+    async fn created_at(&self) -> DateTime {
+        time(self.0.created_at)
+    }
+    async fn updated_at(&self) -> DateTime {
+        time(self.0.updated_at)
+    }
+    /// Refunds of this payment, oldest first.
+    async fn refunds(&self, ctx: &Context<'_>) -> Result<Vec<Refund>> {
+        let loader = ctx.data::<DataLoader<AccountLoader>>()?;
+        let rows = loader.load_one(RefundsOfPayment(self.0.id.clone())).await?;
+        Ok(rows.unwrap_or_default().into_iter().map(Refund).collect())
+    }
+    /// Every status change, oldest first.
+    async fn events(&self, ctx: &Context<'_>) -> Result<Vec<PaymentEvent>> {
+        let loader = ctx.data::<DataLoader<AccountLoader>>()?;
+        let rows = loader.load_one(EventsOfPayment(self.0.id.clone())).await?;
+        Ok(rows
+            .unwrap_or_default()
+            .into_iter()
+            .map(PaymentEvent)
+            .collect())
+    }
+}
+
+/// A refund of part or all of a payment.
+pub struct Refund(pub payments::Refund);
+
+#[Object]
+impl Refund {
+    /// Opaque id, prefixed `re_`.
+    pub async fn id(&self) -> ID {
+        ID(self.0.id.clone())
+    }
+    async fn payment(&self, ctx: &Context<'_>) -> Result<Payment> {
+        let loader = ctx.data::<DataLoader<AccountLoader>>()?;
+        let payment = loader
+            .load_one(PaymentById(self.0.payment_id.clone()))
+            .await?;
+        Ok(Payment(stored(payment, "refund's payment")?))
+    }
+    /// In minor units of the payment's currency.
+    async fn amount(&self) -> i64 {
+        self.0.amount
+    }
+    async fn currency(&self) -> Result<Currency> {
+        stored_currency(&self.0.currency)
+    }
+    async fn status(&self) -> Result<RefundStatus> {
+        Ok(stored(status::RefundStatus::parse(&self.0.status), "refund status")?.into())
+    }
+    async fn reason(&self) -> Option<&str> {
+        self.0.reason.as_deref()
+    }
+    async fn failure_code(&self) -> Option<&str> {
+        self.0.failure_code.as_deref()
+    }
+    async fn created_at(&self) -> DateTime {
+        time(self.0.created_at)
+    }
+    async fn updated_at(&self) -> DateTime {
+        time(self.0.updated_at)
+    }
+}
+
+/// One status change of a payment.
+pub struct PaymentEvent(pub payments::PaymentEvent);
+
+#[Object]
+impl PaymentEvent {
+    /// Null for the event that created the payment.
+    async fn from_status(&self) -> Result<Option<PaymentStatus>> {
+        match &self.0.from_status {
+            None => Ok(None),
+            Some(s) => Ok(Some(
+                stored(status::PaymentStatus::parse(s), "event status")?.into(),
+            )),
+        }
+    }
+    async fn to_status(&self) -> Result<PaymentStatus> {
+        Ok(stored(
+            status::PaymentStatus::parse(&self.0.to_status),
+            "event status",
+        )?
+        .into())
+    }
+    async fn reason(&self) -> Option<&str> {
+        self.0.reason.as_deref()
+    }
+    async fn created_at(&self) -> DateTime {
+        time(self.0.created_at)
+    }
+}

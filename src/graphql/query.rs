@@ -1,0 +1,66 @@
+//! The `Query` root.
+
+use async_graphql::dataloader::DataLoader;
+use async_graphql::{Context, ID, Object, Result};
+use futures_util::future::try_join_all;
+
+use super::Viewer;
+use super::loaders::{AccountLoader, PaymentById};
+use super::node::{self, Node};
+use super::objects::{Account, Payment};
+use crate::domain::ids::{self, IdKind};
+use crate::error::ApiError;
+use crate::persistence::{Db, accounts};
+
+/// Most ids `nodes` takes at once.
+pub const MAX_NODES: usize = 100;
+
+pub struct Query;
+
+#[Object]
+impl Query {
+    /// The object with this id, when it is the viewer's; null otherwise.
+    async fn node(&self, ctx: &Context<'_>, id: ID) -> Result<Option<Node>> {
+        node::resolve(ctx, &id).await
+    }
+
+    /// The objects with these ids, in the same order; null for any the viewer cannot see.
+    /// At most 100 ids.
+    async fn nodes(&self, ctx: &Context<'_>, ids: Vec<ID>) -> Result<Vec<Option<Node>>> {
+        if ids.len() > MAX_NODES {
+            return Err(ApiError::bad_input(
+                "ids",
+                format!(
+                    "at most {MAX_NODES} ids may be requested at once, got {}",
+                    ids.len()
+                ),
+            )
+            .into());
+        }
+        try_join_all(ids.iter().map(|id| node::resolve(ctx, id))).await
+    }
+
+    /// The account the API key belongs to.
+    async fn viewer(&self, ctx: &Context<'_>) -> Result<Account> {
+        let viewer = ctx.data::<Viewer>()?;
+        let db = ctx.data::<Db>()?;
+        let account = accounts::find(db, &viewer.account_id)
+            .await?
+            .ok_or_else(|| ApiError::internal("authenticated account vanished"))?;
+        Ok(Account(account))
+    }
+
+    /// One of the viewer's payments; null when absent or another account's.
+    async fn payment(&self, ctx: &Context<'_>, id: ID) -> Result<Option<Payment>> {
+        if !ids::is_id_of(IdKind::Payment, &id) {
+            return Err(
+                ApiError::bad_input("id", "not a payment id (they start with pay_)").into(),
+            );
+        }
+        let loader = ctx.data::<DataLoader<AccountLoader>>()?;
+        Ok(loader
+            .load_one(PaymentById(id.to_string()))
+            .await?
+            .map(Payment))
+    }
+}

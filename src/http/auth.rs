@@ -1,0 +1,46 @@
+//! Bearer API keys, resolved to the account they belong to on every request.
+
+use axum::http::HeaderMap;
+use axum::http::header::AUTHORIZATION;
+
+use crate::error::ApiError;
+use crate::persistence::{Db, accounts};
+
+/// The key from an `Authorization: Bearer <key>` value, if it has that shape.
+pub fn bearer(value: Option<&str>) -> Option<&str> {
+    let value = value?.trim();
+    let (scheme, key) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| key.trim())
+        .filter(|k| !k.is_empty())
+}
+
+/// The account the request's key belongs to, or `UNAUTHENTICATED`.
+pub async fn account_of(db: &Db, headers: &HeaderMap) -> Result<String, ApiError> {
+    let header = headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok());
+    authenticate(db, header).await
+}
+
+/// Checks an `Authorization` value (from a header or a WebSocket `connection_init`).
+pub async fn authenticate(db: &Db, authorization: Option<&str>) -> Result<String, ApiError> {
+    let key = bearer(authorization).ok_or(ApiError::Unauthenticated)?;
+    accounts::authenticate(db, key)
+        .await?
+        .ok_or(ApiError::Unauthenticated)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bearer;
+
+    #[test]
+    fn reads_bearer_values_only() {
+        assert_eq!(bearer(Some("Bearer abc")), Some("abc"));
+        assert_eq!(bearer(Some("bearer  abc ")), Some("abc"));
+        assert_eq!(bearer(Some("Basic abc")), None);
+        assert_eq!(bearer(Some("Bearer ")), None);
+        assert_eq!(bearer(Some("abc")), None);
+        assert_eq!(bearer(None), None);
+    }
+}

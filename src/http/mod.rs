@@ -1,0 +1,77 @@
+//! HTTP: the axum router, with request ids and tracing on every request.
+
+mod auth;
+mod graphql;
+mod health;
+mod playground;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::{HeaderName, Request};
+use axum::routing::get;
+use tower::ServiceBuilder;
+use tower_http::request_id::{
+    MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
+};
+use tower_http::trace::TraceLayer;
+
+use crate::graphql::AppSchema;
+use crate::persistence::Db;
+
+pub use playground::PlaygroundPage;
+
+/// What every handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub db: Db,
+    pub schema: AppSchema,
+    pub playground: Arc<PlaygroundPage>,
+    pub request_timeout: Duration,
+}
+
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// Request ids are ULIDs, unless the caller sent its own `x-request-id`.
+#[derive(Clone, Copy, Default)]
+struct UlidRequestId;
+
+impl MakeRequestId for UlidRequestId {
+    fn make_request_id<B>(&mut self, _: &Request<B>) -> Option<RequestId> {
+        ulid::Ulid::generate()
+            .to_string()
+            .parse()
+            .ok()
+            .map(RequestId::new)
+    }
+}
+
+pub fn router(state: AppState) -> Router {
+    let trace = TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
+        let request_id = req
+            .headers()
+            .get(&REQUEST_ID)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default();
+        tracing::info_span!(
+            "request",
+            request_id,
+            method = %req.method(),
+            path = req.uri().path(),
+            operation = tracing::field::Empty,
+        )
+    });
+    Router::new()
+        .route("/graphql", get(playground::page).post(graphql::execute))
+        .route("/graphql/assets/{name}", get(playground::asset))
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
+        .with_state(state)
+        .layer(
+            ServiceBuilder::new()
+                .layer(SetRequestIdLayer::new(REQUEST_ID, UlidRequestId))
+                .layer(trace)
+                .layer(PropagateRequestIdLayer::new(REQUEST_ID)),
+        )
+}

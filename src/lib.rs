@@ -1,0 +1,11 @@
+//! graphpay: a GraphQL payments gateway.
+
+pub mod cli;
+pub mod config;
+pub mod domain;
+pub mod error;
+pub mod graphql;
+pub mod http;
+pub mod persistence;
+pub mod startup;
+pub mod telemetry;

@@ -1,0 +1,164 @@
+//! Connecting, migrating and starting transactions, with the few settings that must differ
+//! between SQLite and PostgreSQL kept here.
+
+use std::time::Duration;
+
+use migration::{Migrator, MigratorTrait};
+use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
+use sea_orm::{
+    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend,
+    DbErr, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait,
+};
+
+/// Where the database is and how to use it.
+#[derive(Clone, Debug)]
+pub struct DbConfig {
+    /// `sqlite://path?mode=rwc` or `postgres://user@host/db`.
+    pub url: String,
+    /// PostgreSQL schema to use instead of `public` (created if missing).
+    pub schema: Option<String>,
+    pub max_connections: u32,
+    /// How long a statement waits for a busy SQLite database before failing.
+    pub busy_timeout: Duration,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A pooled connection to the gateway's database.
+#[derive(Clone, Debug)]
+pub struct Db {
+    conn: DatabaseConnection,
+    backend: Backend,
+}
+
+/// A PostgreSQL advisory lock key taken while migrating, so instances starting together
+/// migrate one after the other.
+const MIGRATION_LOCK_KEY: i64 = 0x6770_6179_6d69_6772;
+
+impl Db {
+    #[tracing::instrument(skip_all, fields(backend))]
+    pub async fn connect(config: &DbConfig) -> Result<Self, DbErr> {
+        let backend = backend_of(&config.url)?;
+        tracing::Span::current().record("backend", tracing::field::debug(backend));
+        if let (Backend::Postgres, Some(schema)) = (backend, &config.schema) {
+            create_schema(&config.url, schema).await?;
+        }
+        let conn = Database::connect(options(config, backend, config.max_connections)).await?;
+        Ok(Self { conn, backend })
+    }
+
+    /// Applies every pending migration. On PostgreSQL, concurrent callers wait on an advisory
+    /// lock held on a dedicated connection that also runs the migrations.
+    #[tracing::instrument(skip_all)]
+    pub async fn migrate(config: &DbConfig) -> Result<(), DbErr> {
+        let backend = backend_of(&config.url)?;
+        if let (Backend::Postgres, Some(schema)) = (backend, &config.schema) {
+            create_schema(&config.url, schema).await?;
+        }
+        let conn = Database::connect(options(config, backend, 1)).await?;
+        let lock = |sql: &str| Statement::from_string(DbBackend::Postgres, sql.to_string());
+        if backend == Backend::Postgres {
+            conn.execute_raw(lock(&format!(
+                "SELECT pg_advisory_lock({MIGRATION_LOCK_KEY})"
+            )))
+            .await?;
+        }
+        let result = Migrator::up(&conn, None).await;
+        if backend == Backend::Postgres {
+            conn.execute_raw(lock(&format!(
+                "SELECT pg_advisory_unlock({MIGRATION_LOCK_KEY})"
+            )))
+            .await?;
+        }
+        conn.close().await?;
+        result
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    pub(crate) fn conn(&self) -> &DatabaseConnection {
+        &self.conn
+    }
+
+    /// Starts a transaction that will write. On SQLite it takes the write lock at `BEGIN`
+    /// (`BEGIN IMMEDIATE`), so concurrent writers queue on the busy timeout instead of failing
+    /// when a read lock cannot be upgraded.
+    pub(crate) async fn begin_write(&self) -> Result<DatabaseTransaction, DbErr> {
+        let options = TransactionOptions {
+            sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
+            ..Default::default()
+        };
+        self.conn.begin_with_options(options).await
+    }
+
+    /// Cheap round trip for readiness checks.
+    pub async fn ping(&self) -> Result<(), DbErr> {
+        self.conn.ping().await
+    }
+
+    pub async fn close(self) -> Result<(), DbErr> {
+        self.conn.close().await
+    }
+}
+
+fn backend_of(url: &str) -> Result<Backend, DbErr> {
+    if url.starts_with("sqlite:") {
+        Ok(Backend::Sqlite)
+    } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+        Ok(Backend::Postgres)
+    } else {
+        Err(DbErr::Custom(
+            "DATABASE_URL must start with sqlite: or postgres:".to_string(),
+        ))
+    }
+}
+
+fn options(config: &DbConfig, backend: Backend, max_connections: u32) -> ConnectOptions {
+    let mut opts = ConnectOptions::new(config.url.clone());
+    opts.max_connections(max_connections)
+        .min_connections(0)
+        .acquire_timeout(Duration::from_secs(30))
+        .sqlx_logging(false);
+    match backend {
+        Backend::Sqlite => {
+            let busy = config.busy_timeout;
+            opts.map_sqlx_sqlite_opts(move |o| {
+                o.create_if_missing(true)
+                    .journal_mode(SqliteJournalMode::Wal)
+                    .synchronous(SqliteSynchronous::Normal)
+                    .foreign_keys(true)
+                    .busy_timeout(busy)
+            });
+        }
+        Backend::Postgres => {
+            if let Some(schema) = &config.schema {
+                opts.set_schema_search_path(schema.clone());
+            }
+        }
+    }
+    opts
+}
+
+async fn create_schema(url: &str, schema: &str) -> Result<(), DbErr> {
+    if !schema
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        || schema.is_empty()
+    {
+        return Err(DbErr::Custom(format!(
+            "schema name {schema:?} may contain only letters, digits and underscores"
+        )));
+    }
+    let mut opts = ConnectOptions::new(url.to_string());
+    opts.max_connections(1).sqlx_logging(false);
+    let conn = Database::connect(opts).await?;
+    conn.execute_unprepared(&format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\""))
+        .await?;
+    conn.close().await
+}

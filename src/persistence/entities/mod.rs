@@ -1,0 +1,11 @@
+//! sea-orm entities, one per table (see the `migration` crate for the DDL).
+
+pub mod accounts;
+pub mod api_keys;
+pub mod idempotency_keys;
+pub mod payment_events;
+pub mod payments;
+pub mod processor_events;
+pub mod refunds;
+pub mod sandbox_operations;
+pub mod settings;

@@ -1,0 +1,31 @@
+//! The `payments` table.
+
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "payments")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub account_id: String,
+    pub amount: i64,
+    pub currency: String,
+    pub status: String,
+    pub amount_refunded: i64,
+    pub source: String,
+    pub description: Option<String>,
+    pub failure_code: Option<String>,
+    pub failure_message: Option<String>,
+    /// The idempotency key this payment is charged with at the processor, on every attempt.
+    pub processor_key: String,
+    pub processor_ref: Option<String>,
+    /// Optimistic-lock version, bumped by every status change.
+    pub version: i32,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,13 @@
+//! Persistence: the sea-orm entities and every query the gateway runs. This is the only module
+//! that speaks to sea-orm; queries are written once and work on SQLite and PostgreSQL alike.
+
+pub mod accounts;
+mod db;
+pub mod entities;
+pub mod payments;
+pub mod settings;
+
+pub use db::{Backend, Db, DbConfig};
+
+/// A database failure; the error layer logs it and shows clients only `INTERNAL`.
+pub type DbError = sea_orm::DbErr;

@@ -1,0 +1,139 @@
+//! Building and running the gateway: connect, migrate, make the schema and router, bind, serve
+//! until told to stop, then finish the requests in flight.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+
+use crate::config::Config;
+use crate::http::{self, AppState, PlaygroundPage};
+use crate::persistence::{Db, DbError, accounts};
+use crate::{graphql, graphql::Limits};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error("database: {0}")]
+    Database(#[from] DbError),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("server: {0}")]
+    Serve(std::io::Error),
+}
+
+/// A gateway that is bound to its address and ready to serve.
+pub struct Application {
+    listener: TcpListener,
+    router: axum::Router,
+    db: Db,
+    /// Set when this start created the demo account: its id and API key.
+    pub demo: Option<(String, String)>,
+}
+
+impl Application {
+    pub async fn build(config: Config) -> Result<Self, StartupError> {
+        Db::migrate(&config.database).await?;
+        let db = Db::connect(&config.database).await?;
+        let demo = if config.create_demo_account && accounts::count(&db).await? == 0 {
+            let created = accounts::create(&db, "Demo account").await?;
+            Some((created.account.id, created.api_key))
+        } else {
+            None
+        };
+        let limits = Limits {
+            max_depth: config.max_query_depth,
+            max_complexity: config.max_query_complexity,
+        };
+        let state = AppState {
+            db: db.clone(),
+            schema: graphql::build(db.clone(), limits),
+            playground: Arc::new(PlaygroundPage::new(
+                demo.as_ref().map(|(_, key)| key.as_str()),
+            )),
+            request_timeout: config.request_timeout,
+        };
+        let listener =
+            TcpListener::bind(config.listen)
+                .await
+                .map_err(|source| StartupError::Bind {
+                    addr: config.listen,
+                    source,
+                })?;
+        Ok(Self {
+            listener,
+            router: http::router(state),
+            db,
+            demo,
+        })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener
+            .local_addr()
+            .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 0)))
+    }
+
+    /// Serves until `shutdown` completes, then stops accepting and lets requests in flight
+    /// finish before returning.
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), StartupError> {
+        axum::serve(self.listener, self.router)
+            .with_graceful_shutdown(shutdown)
+            .await
+            .map_err(StartupError::Serve)?;
+        if let Err(err) = self.db.close().await {
+            tracing::warn!(error = %err, "closing the database pool failed");
+        }
+        Ok(())
+    }
+}
+
+/// `graphpay serve`: run until SIGINT or SIGTERM.
+pub async fn serve(config: Config) -> Result<(), StartupError> {
+    let app = Application::build(config).await?;
+    let addr = app.local_addr();
+    tracing::info!(%addr, "graphpay listening");
+    println!("graphpay is listening on http://{addr}");
+    println!("playground: http://{addr}/graphql");
+    if let Some((account_id, key)) = &app.demo {
+        println!("created a demo account {account_id}");
+        println!("its API key (shown once, pre-filled in the playground): {key}");
+    }
+    app.run_until(shutdown_signal()).await?;
+    tracing::info!("graphpay stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(err) = tokio::signal::ctrl_c().await {
+            tracing::error!(error = %err, "cannot listen for SIGINT");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(err) => {
+                tracing::error!(error = %err, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
+    tracing::info!("shutting down: finishing requests in flight");
+}
