@@ -190,6 +190,7 @@ pub struct PaymentEvent(pub payments::PaymentEvent);
 #[Object]
 impl PaymentEvent {
     /// Null for the event that created the payment.
+    #[allow(clippy::wrong_self_convention)]
     async fn from_status(&self) -> Result<Option<PaymentStatus>> {
         match &self.0.from_status {
             None => Ok(None),

@@ -15,7 +15,8 @@ use tower::ServiceBuilder;
 use tower_http::request_id::{
     MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
 };
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
+use tracing::Level;
 
 use crate::graphql::AppSchema;
 use crate::persistence::Db;
@@ -61,7 +62,8 @@ pub fn router(state: AppState) -> Router {
             path = req.uri().path(),
             operation = tracing::field::Empty,
         )
-    });
+    })
+    .on_response(DefaultOnResponse::new().level(Level::INFO));
     Router::new()
         .route("/graphql", get(playground::page).post(graphql::execute))
         .route("/graphql/assets/{name}", get(playground::asset))

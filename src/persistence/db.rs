@@ -102,6 +102,31 @@ impl Db {
         self.conn.ping().await
     }
 
+    /// Runs one SQL statement as given (operations tooling and tests).
+    pub async fn execute_unprepared(&self, sql: &str) -> Result<(), DbErr> {
+        self.conn.execute_unprepared(sql).await.map(|_| ())
+    }
+
+    /// Runs a query as given and returns every column of every row as text (for `EXPLAIN`).
+    pub async fn query_text(&self, sql: &str) -> Result<Vec<Vec<String>>, DbErr> {
+        let backend = self.conn.get_database_backend();
+        let rows = self.conn.query_all_raw(Statement::from_string(backend, sql.to_string())).await?;
+        Ok(rows
+            .iter()
+            .map(|row| {
+                row.column_names()
+                    .iter()
+                    .map(|name| {
+                        row.try_get::<String>("", name)
+                            .or_else(|_| row.try_get::<i64>("", name).map(|v| v.to_string()))
+                            .or_else(|_| row.try_get::<i32>("", name).map(|v| v.to_string()))
+                            .unwrap_or_default()
+                    })
+                    .collect()
+            })
+            .collect())
+    }
+
     pub async fn close(self) -> Result<(), DbErr> {
         self.conn.close().await
     }

@@ -1,9 +1,14 @@
 //! Reading payments, refunds and payment events, always within one account.
 
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder,
+};
 
 use super::entities::{payment_events, payments, refunds};
 use super::{Db, DbError};
+use crate::domain::ids::{IdKind, new_id};
+use crate::domain::status::PaymentStatus;
+use crate::domain::time::Timestamp;
 
 pub use payment_events::Model as PaymentEvent;
 pub use payments::Model as Payment;
@@ -68,4 +73,77 @@ pub async fn events_of(
         .order_by_asc(payment_events::Column::Id)
         .all(db.conn())
         .await
+}
+
+/// A payment about to be stored, with the event that records its first status.
+#[derive(Clone, Debug)]
+pub struct NewPayment {
+    pub account_id: String,
+    pub amount: i64,
+    pub currency: String,
+    pub source: String,
+    pub description: Option<String>,
+    pub status: PaymentStatus,
+    pub created_at: Timestamp,
+}
+
+/// Stores a new payment and its creation event in one transaction.
+#[tracing::instrument(skip_all, fields(account_id = %new.account_id))]
+pub async fn insert(db: &Db, new: NewPayment) -> Result<Payment, DbError> {
+    let txn = db.begin_write().await?;
+    let id = new_id(IdKind::Payment);
+    let payment = payments::ActiveModel {
+        processor_key: Set(id.clone()),
+        id: Set(id),
+        account_id: Set(new.account_id),
+        amount: Set(new.amount),
+        currency: Set(new.currency),
+        status: Set(new.status.as_str().to_string()),
+        amount_refunded: Set(0),
+        source: Set(new.source),
+        description: Set(new.description),
+        failure_code: Set(None),
+        failure_message: Set(None),
+        processor_ref: Set(None),
+        version: Set(0),
+        created_at: Set(new.created_at.micros()),
+        updated_at: Set(new.created_at.micros()),
+    }
+    .insert(&txn)
+    .await?;
+    payment_events::ActiveModel {
+        id: Set(new_id(IdKind::PaymentEvent)),
+        payment_id: Set(payment.id.clone()),
+        account_id: Set(payment.account_id.clone()),
+        from_status: Set(None),
+        to_status: Set(payment.status.clone()),
+        reason: Set(Some("created".to_string())),
+        created_at: Set(new.created_at.micros()),
+    }
+    .insert(&txn)
+    .await?;
+    txn.commit().await?;
+    Ok(payment)
+}
+
+/// Deletes a payment with its refunds and events (test data and account clean-up).
+pub async fn delete(db: &Db, account_id: &str, id: &str) -> Result<bool, DbError> {
+    let txn = db.begin_write().await?;
+    payment_events::Entity::delete_many()
+        .filter(payment_events::Column::PaymentId.eq(id))
+        .filter(payment_events::Column::AccountId.eq(account_id))
+        .exec(&txn)
+        .await?;
+    refunds::Entity::delete_many()
+        .filter(refunds::Column::PaymentId.eq(id))
+        .filter(refunds::Column::AccountId.eq(account_id))
+        .exec(&txn)
+        .await?;
+    let deleted = payments::Entity::delete_many()
+        .filter(payments::Column::Id.eq(id))
+        .filter(payments::Column::AccountId.eq(account_id))
+        .exec(&txn)
+        .await?;
+    txn.commit().await?;
+    Ok(deleted.rows_affected == 1)
 }

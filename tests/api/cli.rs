@@ -1,0 +1,163 @@
+//! The `graphpay` binary, run as a user would.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_graphpay");
+
+fn graphpay(db_url: &str, args: &[&str]) -> std::process::Output {
+    Command::new(BIN)
+        .args(args)
+        .env("DATABASE_URL", db_url)
+        .env_remove("DATABASE_SCHEMA")
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("graphpay runs")
+}
+
+fn sqlite_url(dir: &tempfile::TempDir) -> String {
+    format!("sqlite://{}?mode=rwc", dir.path().join("cli.db").display())
+}
+
+#[test]
+fn account_create_json_prints_exactly_the_id_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = graphpay(&sqlite_url(&dir), &["account", "create", "--name", "Acme", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let printed: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON only");
+    let object = printed.as_object().unwrap();
+    assert_eq!(object.len(), 2, "{printed}");
+    assert!(printed["accountId"].as_str().unwrap().starts_with("acct_"));
+    assert!(printed["apiKey"].as_str().unwrap().starts_with("gpk_"));
+}
+
+#[test]
+fn account_create_refuses_an_empty_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = graphpay(&sqlite_url(&dir), &["account", "create", "--name", "  "]);
+    assert!(!out.status.success());
+}
+
+#[test]
+fn migrate_and_schema_commands_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = graphpay(&sqlite_url(&dir), &["migrate"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = graphpay(&sqlite_url(&dir), &["migrate"]);
+    assert!(out.status.success());
+    let out = graphpay(&sqlite_url(&dir), &["schema"]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), graphpay::graphql::sdl());
+}
+
+#[test]
+fn help_documents_every_serve_setting_with_its_env_variable() {
+    let out = Command::new(BIN).args(["serve", "--help"]).output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    for env in ["GRAPHPAY_LISTEN", "DATABASE_URL", "DATABASE_SCHEMA", "LOG_FORMAT", "GRAPHPAY_NO_DEMO"] {
+        assert!(help.contains(env), "--help lacks {env}");
+    }
+}
+
+/// Serves, answers with keys made by the CLI, stops accepting them once revoked, and shuts down
+/// cleanly on SIGTERM.
+#[tokio::test]
+async fn serve_with_cli_made_keys_and_stop_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir);
+    let created: Value = serde_json::from_slice(
+        &graphpay(&url, &["account", "create", "--name", "Acme", "--json"]).stdout,
+    )
+    .unwrap();
+    let account = created["accountId"].as_str().unwrap().to_string();
+    let out = graphpay(&url, &["key", "create", "--account", &account, "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let second: Value = serde_json::from_slice(&out.stdout).unwrap();
+
+    let mut child = Command::new(BIN)
+        .args(["serve", "--listen", "127.0.0.1:0", "--log-format", "json"])
+        .env("DATABASE_URL", &url)
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let address = first.split_whitespace().last().unwrap().to_string();
+    assert!(address.starts_with("http://127.0.0.1:"), "{first}");
+    let all: Vec<String> = lines.map_while(Result::ok).take(1).collect();
+    assert!(all.iter().all(|l| !l.contains("demo")), "no demo account when one exists");
+
+    let client = reqwest::Client::new();
+    let ask = |key: String| {
+        let client = client.clone();
+        let address = address.clone();
+        async move {
+            let response = client
+                .post(format!("{address}/graphql"))
+                .bearer_auth(key)
+                .json(&json!({"query": "query Viewer { viewer { id } }"}))
+                .send()
+                .await
+                .unwrap();
+            (response.status().as_u16(), response.json::<Value>().await.unwrap())
+        }
+    };
+    let (status, body) = ask(second["apiKey"].as_str().unwrap().to_string()).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["viewer"]["id"], account.as_str());
+
+    let out = graphpay(&url, &["key", "revoke", second["keyId"].as_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (status, _) = ask(second["apiKey"].as_str().unwrap().to_string()).await;
+    assert_eq!(status, 401);
+    let (status, _) = ask(created["apiKey"].as_str().unwrap().to_string()).await;
+    assert_eq!(status, 200);
+
+    let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let mut waited = Duration::ZERO;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(waited < Duration::from_secs(30), "the gateway did not stop on SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+        waited += Duration::from_millis(50);
+    };
+    assert!(status.success(), "{status:?}");
+    let mut logs = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut logs).unwrap();
+    let request_log = logs
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|l| l["span"]["operation"] == "Viewer")
+        .unwrap_or_else(|| panic!("a JSON log line naming the operation: {logs}"));
+    assert!(request_log["span"]["request_id"].as_str().is_some_and(|id| !id.is_empty()));
+}
+
+#[test]
+fn a_fresh_database_gets_a_demo_account_on_first_serve() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(BIN)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("DATABASE_URL", sqlite_url(&dir))
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines: Vec<String> = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map_while(Result::ok)
+        .take(4)
+        .collect();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(lines[1].contains("/graphql"), "{lines:?}");
+    assert!(lines[2].contains("demo account acct_"), "{lines:?}");
+    assert!(lines[3].contains("gpk_"), "{lines:?}");
+}

@@ -1,0 +1,252 @@
+//! The test harness: starts the real gateway on an ephemeral port, against a fresh SQLite file
+//! or a fresh PostgreSQL schema, and talks HTTP to it.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use graphpay::config::Config;
+use graphpay::domain::status::PaymentStatus;
+use graphpay::domain::time::Timestamp;
+use graphpay::persistence::payments::{self, NewPayment, Payment};
+use graphpay::persistence::{Db, DbConfig, accounts};
+use graphpay::startup::Application;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Defines each test once and runs it on SQLite and on PostgreSQL. The PostgreSQL variant is
+/// compiled as ignored (and so reported as not run) unless `TEST_DATABASE_URL` was set when the
+/// tests were built.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($(async fn $name:ident($app:ident: TestApp) $body:block)*) => {$(
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            async fn body($app: $crate::helpers::TestApp) $body
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn sqlite() {
+                body($crate::helpers::TestApp::spawn($crate::helpers::Backend::Sqlite).await).await
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            #[cfg_attr(not(pg_tests), ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run")]
+            async fn postgres() {
+                body($crate::helpers::TestApp::spawn($crate::helpers::Backend::Postgres).await).await
+            }
+        }
+    )*};
+}
+
+/// Where a test's database lives; dropped with the test.
+enum TestDatabase {
+    Sqlite { _dir: tempfile::TempDir },
+    Postgres { url: String, schema: String },
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        if let TestDatabase::Postgres { url, schema } = self {
+            let (url, schema) = (url.clone(), schema.clone());
+            // Dropping runs inside the test's runtime; clean up from a thread of our own.
+            let _ = std::thread::spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread().enable_all().build();
+                if let Ok(rt) = rt {
+                    rt.block_on(drop_pg_schema(&url, &schema));
+                }
+            })
+            .join();
+        }
+    }
+}
+
+async fn drop_pg_schema(url: &str, schema: &str) {
+    let config = DbConfig { url: url.to_string(), schema: None, max_connections: 1, busy_timeout: Duration::from_secs(5) };
+    if let Ok(db) = Db::connect(&config).await {
+        let _ = graphpay_test_sql(&db, &format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE")).await;
+        let _ = db.close().await;
+    }
+}
+
+async fn graphpay_test_sql(db: &Db, sql: &str) -> Result<(), String> {
+    db.execute_unprepared(sql).await.map_err(|e| e.to_string())
+}
+
+/// The PostgreSQL server the tests use; required when the suite was built with it.
+pub fn postgres_url() -> String {
+    std::env::var("TEST_DATABASE_URL").unwrap_or_else(|_| {
+        panic!("TEST_DATABASE_URL must point at a PostgreSQL server to run the PostgreSQL tests")
+    })
+}
+
+/// A fresh, empty database configuration for one test.
+fn fresh_database(backend: Backend) -> (DbConfig, TestDatabase) {
+    let suffix = ulid::Ulid::generate().to_string().to_lowercase();
+    match backend {
+        Backend::Sqlite => {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let path: PathBuf = dir.path().join("graphpay.db");
+            let config = DbConfig {
+                url: format!("sqlite://{}?mode=rwc", path.display()),
+                schema: None,
+                max_connections: 8,
+                busy_timeout: Duration::from_secs(30),
+            };
+            (config, TestDatabase::Sqlite { _dir: dir })
+        }
+        Backend::Postgres => {
+            let url = postgres_url();
+            let schema = format!("gpt_{suffix}");
+            let config = DbConfig {
+                url: url.clone(),
+                schema: Some(schema.clone()),
+                max_connections: 8,
+                busy_timeout: Duration::from_secs(30),
+            };
+            (config, TestDatabase::Postgres { url, schema })
+        }
+    }
+}
+
+/// A running gateway and a database handle to arrange test data with.
+pub struct TestApp {
+    pub address: String,
+    pub db: Db,
+    pub db_config: DbConfig,
+    pub http: reqwest::Client,
+    /// Set when the server created the demo account at start-up.
+    pub demo: Option<(String, String)>,
+    shutdown: Option<oneshot::Sender<()>>,
+    server: Option<tokio::task::JoinHandle<()>>,
+    _database: TestDatabase,
+}
+
+impl TestApp {
+    pub async fn spawn(backend: Backend) -> Self {
+        Self::spawn_with(backend, |_| {}).await
+    }
+
+    /// Starts a gateway whose configuration `adjust` may change first.
+    pub async fn spawn_with(backend: Backend, adjust: impl FnOnce(&mut Config)) -> Self {
+        let (db_config, database) = fresh_database(backend);
+        let mut config = Config::with_database(db_config.clone());
+        adjust(&mut config);
+        let app = Application::build(config).await.expect("the gateway starts");
+        let address = format!("http://{}", app.local_addr());
+        let demo = app.demo.clone();
+        let (tx, rx) = oneshot::channel::<()>();
+        let server = tokio::spawn(async move {
+            app.run_until(async {
+                let _ = rx.await;
+            })
+            .await
+            .expect("the gateway runs");
+        });
+        let db = Db::connect(&db_config).await.expect("test database connection");
+        TestApp {
+            address,
+            db,
+            db_config,
+            http: reqwest::Client::new(),
+            demo,
+            shutdown: Some(tx),
+            server: Some(server),
+            _database: database,
+        }
+    }
+
+    /// Stops the server and waits for requests in flight to finish.
+    #[allow(dead_code)]
+    pub async fn stop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(server) = self.server.take() {
+            let _ = server.await;
+        }
+    }
+
+    /// A new account and its API key.
+    pub async fn account(&self, name: &str) -> (String, String) {
+        let created = accounts::create(&self.db, name).await.expect("account created");
+        (created.account.id, created.api_key)
+    }
+
+    /// Stores a payment directly, with a chosen creation time.
+    pub async fn insert_payment(
+        &self,
+        account_id: &str,
+        amount: i64,
+        created_at: Timestamp,
+    ) -> Payment {
+        payments::insert(
+            &self.db,
+            NewPayment {
+                account_id: account_id.to_string(),
+                amount,
+                currency: "USD".to_string(),
+                source: "tok_visa".to_string(),
+                description: None,
+                status: PaymentStatus::Succeeded,
+                created_at,
+            },
+        )
+        .await
+        .expect("payment stored")
+    }
+
+    /// Posts a GraphQL request; returns the HTTP status and the JSON body.
+    pub async fn post(&self, key: Option<&str>, query: &str, variables: Value) -> (u16, Value) {
+        let mut request = self
+            .http
+            .post(format!("{}/graphql", self.address))
+            .json(&json!({"query": query, "variables": variables}));
+        if let Some(key) = key {
+            request = request.bearer_auth(key);
+        }
+        let response = request.send().await.expect("request sent");
+        let status = response.status().as_u16();
+        (status, response.json().await.expect("a JSON body"))
+    }
+
+    /// Runs a query that must succeed; returns `data`.
+    pub async fn query(&self, key: &str, query: &str, variables: Value) -> Value {
+        let (status, body) = self.post(Some(key), query, variables).await;
+        assert_eq!(status, 200, "{body}");
+        assert!(body.get("errors").is_none(), "unexpected errors: {body}");
+        body["data"].clone()
+    }
+
+    /// Runs a query that must fail; returns the first error's code.
+    pub async fn error_code(&self, key: &str, query: &str, variables: Value) -> String {
+        let (_, body) = self.post(Some(key), query, variables).await;
+        first_error_code(&body)
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.http.get(format!("{}{path}", self.address)).send().await.expect("request sent")
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// The `extensions.code` of a response's first error.
+pub fn first_error_code(body: &Value) -> String {
+    body["errors"][0]["extensions"]["code"]
+        .as_str()
+        .unwrap_or_else(|| panic!("expected an error with a code, got {body}"))
+        .to_string()
+}

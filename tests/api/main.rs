@@ -1,0 +1,13 @@
+//! Integration tests: each starts the real gateway on an ephemeral port and talks to it over
+//! HTTP, on SQLite and (when `TEST_DATABASE_URL` is set) on PostgreSQL.
+
+mod helpers;
+
+mod auth;
+mod cli;
+mod errors;
+mod health;
+mod nodes;
+mod persistence;
+mod playground;
+mod schema;

@@ -1,0 +1,67 @@
+use graphpay::domain::time::Timestamp;
+use graphpay::persistence::Db;
+
+use crate::helpers::TestApp;
+use crate::on_both_backends;
+
+on_both_backends! {
+    async fn migrations_are_idempotent_and_create_every_table(app: TestApp) {
+        Db::migrate(&app.db_config).await.expect("a second migration run is a no-op");
+        for table in [
+            "accounts", "api_keys", "settings", "payments", "refunds", "payment_events",
+            "idempotency_keys", "processor_events", "sandbox_operations",
+        ] {
+            let rows = app.db.query_text(&format!("SELECT COUNT(*) AS n FROM {table}")).await;
+            assert!(rows.is_ok(), "{table}: {rows:?}");
+        }
+    }
+
+    async fn timestamps_sort_in_time_order_to_the_microsecond(app: TestApp) {
+        let (alice, _) = app.account("Alice").await;
+        let base = Timestamp::parse_rfc3339("2026-11-30T10:00:05Z").unwrap().micros();
+        // Text forms of these would sort wrongly ("...05Z" after "...05.5Z"); integers do not.
+        let offsets = [500_000, 0, 1, 999_999, 1_000_000, 10];
+        for offset in offsets {
+            app.insert_payment(&alice, offset + 1, Timestamp::from_micros(base + offset)).await;
+        }
+        let rows = app
+            .db
+            .query_text(&format!(
+                "SELECT created_at FROM payments WHERE account_id = '{alice}' ORDER BY created_at, id"
+            ))
+            .await
+            .unwrap();
+        let got: Vec<i64> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
+        let mut want: Vec<i64> = offsets.iter().map(|o| base + o).collect();
+        want.sort();
+        assert_eq!(got, want);
+    }
+
+    async fn ids_tie_break_in_byte_order(app: TestApp) {
+        let (alice, _) = app.account("Alice").await;
+        let same = Timestamp::now();
+        let mut ids = Vec::new();
+        for amount in 1..=30 {
+            ids.push(app.insert_payment(&alice, amount, same).await.id);
+        }
+        ids.sort();
+        let rows = app
+            .db
+            .query_text(&format!("SELECT id FROM payments WHERE account_id = '{alice}' ORDER BY created_at, id"))
+            .await
+            .unwrap();
+        let got: Vec<String> = rows.into_iter().map(|mut r| r.remove(0)).collect();
+        assert_eq!(got, ids);
+    }
+}
+
+#[tokio::test]
+async fn sqlite_runs_in_wal_mode_with_foreign_keys() {
+    let app = TestApp::spawn(crate::helpers::Backend::Sqlite).await;
+    let mode = app.db.query_text("PRAGMA journal_mode").await.unwrap();
+    assert_eq!(mode[0][0].to_lowercase(), "wal");
+    let fk = app.db.query_text("PRAGMA foreign_keys").await.unwrap();
+    assert_eq!(fk[0][0], "1");
+    let busy = app.db.query_text("PRAGMA busy_timeout").await.unwrap();
+    assert!(busy[0][0].parse::<i64>().unwrap() > 0);
+}
