@@ -49,21 +49,22 @@ impl MakeRequestId for UlidRequestId {
 }
 
 pub fn router(state: AppState) -> Router {
-    let trace = TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
-        let request_id = req
-            .headers()
-            .get(&REQUEST_ID)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default();
-        tracing::info_span!(
-            "request",
-            request_id,
-            method = %req.method(),
-            path = req.uri().path(),
-            operation = tracing::field::Empty,
-        )
-    })
-    .on_response(DefaultOnResponse::new().level(Level::INFO));
+    let trace = TraceLayer::new_for_http()
+        .make_span_with(|req: &Request<_>| {
+            let request_id = req
+                .headers()
+                .get(&REQUEST_ID)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default();
+            tracing::info_span!(
+                "request",
+                request_id,
+                method = %req.method(),
+                path = req.uri().path(),
+                operation = tracing::field::Empty,
+            )
+        })
+        .on_response(DefaultOnResponse::new().level(Level::INFO));
     Router::new()
         .route("/graphql", get(playground::page).post(graphql::execute))
         .route("/graphql/assets/{name}", get(playground::asset))

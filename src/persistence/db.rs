@@ -110,7 +110,10 @@ impl Db {
     /// Runs a query as given and returns every column of every row as text (for `EXPLAIN`).
     pub async fn query_text(&self, sql: &str) -> Result<Vec<Vec<String>>, DbErr> {
         let backend = self.conn.get_database_backend();
-        let rows = self.conn.query_all_raw(Statement::from_string(backend, sql.to_string())).await?;
+        let rows = self
+            .conn
+            .query_all_raw(Statement::from_string(backend, sql.to_string()))
+            .await?;
         Ok(rows
             .iter()
             .map(|row| {

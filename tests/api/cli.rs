@@ -25,8 +25,15 @@ fn sqlite_url(dir: &tempfile::TempDir) -> String {
 #[test]
 fn account_create_json_prints_exactly_the_id_and_key() {
     let dir = tempfile::tempdir().unwrap();
-    let out = graphpay(&sqlite_url(&dir), &["account", "create", "--name", "Acme", "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = graphpay(
+        &sqlite_url(&dir),
+        &["account", "create", "--name", "Acme", "--json"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let printed: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON only");
     let object = printed.as_object().unwrap();
     assert_eq!(object.len(), 2, "{printed}");
@@ -45,19 +52,35 @@ fn account_create_refuses_an_empty_name() {
 fn migrate_and_schema_commands_work() {
     let dir = tempfile::tempdir().unwrap();
     let out = graphpay(&sqlite_url(&dir), &["migrate"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = graphpay(&sqlite_url(&dir), &["migrate"]);
     assert!(out.status.success());
     let out = graphpay(&sqlite_url(&dir), &["schema"]);
     assert!(out.status.success());
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), graphpay::graphql::sdl());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        graphpay::graphql::sdl()
+    );
 }
 
 #[test]
 fn help_documents_every_serve_setting_with_its_env_variable() {
-    let out = Command::new(BIN).args(["serve", "--help"]).output().unwrap();
+    let out = Command::new(BIN)
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
     let help = String::from_utf8(out.stdout).unwrap();
-    for env in ["GRAPHPAY_LISTEN", "DATABASE_URL", "DATABASE_SCHEMA", "LOG_FORMAT", "GRAPHPAY_NO_DEMO"] {
+    for env in [
+        "GRAPHPAY_LISTEN",
+        "DATABASE_URL",
+        "DATABASE_SCHEMA",
+        "LOG_FORMAT",
+        "GRAPHPAY_NO_DEMO",
+    ] {
         assert!(help.contains(env), "--help lacks {env}");
     }
 }
@@ -74,7 +97,11 @@ async fn serve_with_cli_made_keys_and_stop_on_sigterm() {
     .unwrap();
     let account = created["accountId"].as_str().unwrap().to_string();
     let out = graphpay(&url, &["key", "create", "--account", &account, "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let second: Value = serde_json::from_slice(&out.stdout).unwrap();
 
     let mut child = Command::new(BIN)
@@ -90,7 +117,10 @@ async fn serve_with_cli_made_keys_and_stop_on_sigterm() {
     let address = first.split_whitespace().last().unwrap().to_string();
     assert!(address.starts_with("http://127.0.0.1:"), "{first}");
     let all: Vec<String> = lines.map_while(Result::ok).take(1).collect();
-    assert!(all.iter().all(|l| !l.contains("demo")), "no demo account when one exists");
+    assert!(
+        all.iter().all(|l| !l.contains("demo")),
+        "no demo account when one exists"
+    );
 
     let client = reqwest::Client::new();
     let ask = |key: String| {
@@ -104,7 +134,10 @@ async fn serve_with_cli_made_keys_and_stop_on_sigterm() {
                 .send()
                 .await
                 .unwrap();
-            (response.status().as_u16(), response.json::<Value>().await.unwrap())
+            (
+                response.status().as_u16(),
+                response.json::<Value>().await.unwrap(),
+            )
         }
     };
     let (status, body) = ask(second["apiKey"].as_str().unwrap().to_string()).await;
@@ -112,20 +145,30 @@ async fn serve_with_cli_made_keys_and_stop_on_sigterm() {
     assert_eq!(body["data"]["viewer"]["id"], account.as_str());
 
     let out = graphpay(&url, &["key", "revoke", second["keyId"].as_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let (status, _) = ask(second["apiKey"].as_str().unwrap().to_string()).await;
     assert_eq!(status, 401);
     let (status, _) = ask(created["apiKey"].as_str().unwrap().to_string()).await;
     assert_eq!(status, 200);
 
-    let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(killed.success());
     let mut waited = Duration::ZERO;
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
-        assert!(waited < Duration::from_secs(30), "the gateway did not stop on SIGTERM");
+        assert!(
+            waited < Duration::from_secs(30),
+            "the gateway did not stop on SIGTERM"
+        );
         std::thread::sleep(Duration::from_millis(50));
         waited += Duration::from_millis(50);
     };
@@ -137,7 +180,11 @@ async fn serve_with_cli_made_keys_and_stop_on_sigterm() {
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .find(|l| l["span"]["operation"] == "Viewer")
         .unwrap_or_else(|| panic!("a JSON log line naming the operation: {logs}"));
-    assert!(request_log["span"]["request_id"].as_str().is_some_and(|id| !id.is_empty()));
+    assert!(
+        request_log["span"]["request_id"]
+            .as_str()
+            .is_some_and(|id| !id.is_empty())
+    );
 }
 
 #[test]

@@ -57,7 +57,9 @@ impl Drop for TestDatabase {
             let (url, schema) = (url.clone(), schema.clone());
             // Dropping runs inside the test's runtime; clean up from a thread of our own.
             let _ = std::thread::spawn(move || {
-                let rt = tokio::runtime::Builder::new_current_thread().enable_all().build();
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build();
                 if let Ok(rt) = rt {
                     rt.block_on(drop_pg_schema(&url, &schema));
                 }
@@ -68,9 +70,15 @@ impl Drop for TestDatabase {
 }
 
 async fn drop_pg_schema(url: &str, schema: &str) {
-    let config = DbConfig { url: url.to_string(), schema: None, max_connections: 1, busy_timeout: Duration::from_secs(5) };
+    let config = DbConfig {
+        url: url.to_string(),
+        schema: None,
+        max_connections: 1,
+        busy_timeout: Duration::from_secs(5),
+    };
     if let Ok(db) = Db::connect(&config).await {
-        let _ = graphpay_test_sql(&db, &format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE")).await;
+        let _ =
+            graphpay_test_sql(&db, &format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE")).await;
         let _ = db.close().await;
     }
 }
@@ -138,7 +146,9 @@ impl TestApp {
         let (db_config, database) = fresh_database(backend);
         let mut config = Config::with_database(db_config.clone());
         adjust(&mut config);
-        let app = Application::build(config).await.expect("the gateway starts");
+        let app = Application::build(config)
+            .await
+            .expect("the gateway starts");
         let address = format!("http://{}", app.local_addr());
         let demo = app.demo.clone();
         let (tx, rx) = oneshot::channel::<()>();
@@ -149,7 +159,9 @@ impl TestApp {
             .await
             .expect("the gateway runs");
         });
-        let db = Db::connect(&db_config).await.expect("test database connection");
+        let db = Db::connect(&db_config)
+            .await
+            .expect("test database connection");
         TestApp {
             address,
             db,
@@ -175,7 +187,9 @@ impl TestApp {
 
     /// A new account and its API key.
     pub async fn account(&self, name: &str) -> (String, String) {
-        let created = accounts::create(&self.db, name).await.expect("account created");
+        let created = accounts::create(&self.db, name)
+            .await
+            .expect("account created");
         (created.account.id, created.api_key)
     }
 
@@ -231,7 +245,11 @@ impl TestApp {
     }
 
     pub async fn get(&self, path: &str) -> reqwest::Response {
-        self.http.get(format!("{}{path}", self.address)).send().await.expect("request sent")
+        self.http
+            .get(format!("{}{path}", self.address))
+            .send()
+            .await
+            .expect("request sent")
     }
 }
 

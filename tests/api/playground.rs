@@ -8,7 +8,10 @@ fn external_references(text: &str) -> Vec<String> {
     for attr in ["src=\"", "href=\"", "url(", "@import"] {
         for (i, _) in text.match_indices(attr) {
             let rest = text[i + attr.len()..].trim_start_matches(['"', '\'']);
-            let target: String = rest.chars().take_while(|c| !matches!(c, '"' | '\'' | ')' | ' ')).collect();
+            let target: String = rest
+                .chars()
+                .take_while(|c| !matches!(c, '"' | '\'' | ')' | ' '))
+                .collect();
             if target.contains("//") && !target.starts_with("data:") {
                 found.push(target);
             }
@@ -22,7 +25,10 @@ async fn the_playground_is_served_from_this_origin_only() {
     let app = TestApp::spawn(Backend::Sqlite).await;
     let page = app.get("/graphql").await;
     assert_eq!(page.status(), 200);
-    let csp = page.headers()["content-security-policy"].to_str().unwrap().to_string();
+    let csp = page.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_string();
     assert!(csp.contains("script-src 'self'"), "{csp}");
     let html = page.text().await.unwrap();
     assert!(html.contains("graphiql"), "{html}");
@@ -37,7 +43,12 @@ async fn the_playground_is_served_from_this_origin_only() {
     ] {
         let response = app.get(&format!("/graphql/assets/{asset}")).await;
         assert_eq!(response.status(), 200, "{asset}");
-        assert!(response.headers()["content-type"].to_str().unwrap().contains(kind));
+        assert!(
+            response.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .contains(kind)
+        );
         let body = response.text().await.unwrap();
         assert!(body.len() > 100, "{asset} is empty");
         if asset.ends_with(".css") {
@@ -49,11 +60,19 @@ async fn the_playground_is_served_from_this_origin_only() {
 
 #[tokio::test]
 async fn a_fresh_gateway_creates_a_demo_account_and_prefills_its_key() {
-    let app = TestApp::spawn_with(Backend::Sqlite, |c: &mut Config| c.create_demo_account = true).await;
-    let (account_id, key) = app.demo.clone().expect("a demo account on an empty database");
+    let app = TestApp::spawn_with(Backend::Sqlite, |c: &mut Config| {
+        c.create_demo_account = true
+    })
+    .await;
+    let (account_id, key) = app
+        .demo
+        .clone()
+        .expect("a demo account on an empty database");
     let html = app.get("/graphql").await.text().await.unwrap();
     assert!(html.contains(&format!("Bearer {key}")));
-    let data = app.query(&key, "{ viewer { id } }", serde_json::json!({})).await;
+    let data = app
+        .query(&key, "{ viewer { id } }", serde_json::json!({}))
+        .await;
     assert_eq!(data["viewer"]["id"], account_id.as_str());
 }
 
