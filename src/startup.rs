@@ -8,8 +8,19 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 
 use crate::config::Config;
+use crate::domain::cursor::CursorCodec;
 use crate::http::{self, AppState, PlaygroundPage};
-use crate::persistence::{Db, DbError, accounts};
+use crate::persistence::{Db, DbError, accounts, settings};
+
+/// The setting that holds the key cursors are signed with: made on first start, shared by
+/// every instance on the database, so cursors survive restarts and cross instances.
+const CURSOR_SECRET: &str = "cursor_hmac_key";
+
+fn random_secret() -> String {
+    let mut bytes = [0u8; 32];
+    rand::RngCore::fill_bytes(&mut rand::rng(), &mut bytes);
+    hex::encode(bytes)
+}
 use crate::{graphql, graphql::Limits};
 
 #[derive(Debug, thiserror::Error)]
@@ -48,9 +59,11 @@ impl Application {
             max_depth: config.max_query_depth,
             max_complexity: config.max_query_complexity,
         };
+        let cursor_secret = settings::get_or_insert(&db, CURSOR_SECRET, random_secret).await?;
+        let cursors = CursorCodec::new(cursor_secret.as_bytes());
         let state = AppState {
             db: db.clone(),
-            schema: graphql::build(db.clone(), limits),
+            schema: graphql::build(db.clone(), cursors, limits),
             playground: Arc::new(PlaygroundPage::new(
                 demo.as_ref().map(|(_, key)| key.as_str()),
             )),

@@ -3,7 +3,9 @@
 
 pub mod api_key;
 pub mod currency;
+pub mod cursor;
 pub mod ids;
 pub mod money;
+pub mod paging;
 pub mod status;
 pub mod time;

@@ -1,5 +1,6 @@
 //! The GraphQL schema: root types, object types, scalars, loaders and limits.
 
+mod connection;
 mod loaders;
 mod node;
 mod objects;
@@ -9,6 +10,7 @@ mod scalars;
 use async_graphql::dataloader::DataLoader;
 use async_graphql::{EmptyMutation, EmptySubscription, SDLExportOptions, Schema};
 
+use crate::domain::cursor::CursorCodec;
 use crate::error::ErrorCodes;
 use crate::persistence::Db;
 
@@ -30,9 +32,10 @@ pub struct Limits {
     pub max_complexity: usize,
 }
 
-pub fn build(db: Db, limits: Limits) -> AppSchema {
+pub fn build(db: Db, cursors: CursorCodec, limits: Limits) -> AppSchema {
     Schema::build(Query, EmptyMutation, EmptySubscription)
         .data(db)
+        .data(cursors)
         .extension(ErrorCodes)
         .limit_depth(limits.max_depth)
         .limit_complexity(limits.max_complexity)

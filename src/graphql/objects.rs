@@ -4,6 +4,7 @@
 use async_graphql::dataloader::DataLoader;
 use async_graphql::{Context, Enum, ID, Object, Result};
 
+use super::connection::{self, PageArgs, PaymentConnection, PaymentFilterInput, PaymentOrderInput};
 use super::loaders::{AccountLoader, EventsOfPayment, PaymentById, RefundsOfPayment};
 use super::scalars::{Currency, DateTime};
 use crate::domain::currency;
@@ -64,6 +65,28 @@ impl Account {
     }
     async fn created_at(&self) -> DateTime {
         time(self.0.created_at)
+    }
+    /// This account's payments, a page at a time; the same as `Query.payments`.
+    #[allow(clippy::too_many_arguments)]
+    async fn payments(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+        last: Option<i32>,
+        before: Option<String>,
+        filter: Option<PaymentFilterInput>,
+        order_by: Option<PaymentOrderInput>,
+    ) -> Result<PaymentConnection> {
+        let args = PageArgs {
+            first,
+            after,
+            last,
+            before,
+            filter,
+            order_by,
+        };
+        connection::payments(ctx, &self.0.id, args).await
     }
 }
 

@@ -5,6 +5,7 @@ use async_graphql::{Context, ID, Object, Result};
 use futures_util::future::try_join_all;
 
 use super::Viewer;
+use super::connection::{self, PageArgs, PaymentConnection, PaymentFilterInput, PaymentOrderInput};
 use super::loaders::{AccountLoader, PaymentById};
 use super::node::{self, Node};
 use super::objects::{Account, Payment};
@@ -48,6 +49,31 @@ impl Query {
             .await?
             .ok_or_else(|| ApiError::internal("authenticated account vanished"))?;
         Ok(Account(account))
+    }
+
+    /// The viewer's payments, a page at a time (Relay cursor connection). `first`/`after`
+    /// page forward, `last`/`before` backward; with neither, `first: 20`; at most 100.
+    #[allow(clippy::too_many_arguments)]
+    async fn payments(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+        last: Option<i32>,
+        before: Option<String>,
+        filter: Option<PaymentFilterInput>,
+        order_by: Option<PaymentOrderInput>,
+    ) -> Result<PaymentConnection> {
+        let viewer = ctx.data::<Viewer>()?;
+        let args = PageArgs {
+            first,
+            after,
+            last,
+            before,
+            filter,
+            order_by,
+        };
+        connection::payments(ctx, &viewer.account_id, args).await
     }
 
     /// One of the viewer's payments; null when absent or another account's.

@@ -4,6 +4,7 @@
 pub mod accounts;
 mod db;
 pub mod entities;
+pub mod payment_pages;
 pub mod payments;
 pub mod settings;
 

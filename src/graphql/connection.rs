@@ -1,0 +1,227 @@
+//! Relay cursor connections over payments: `payments(first, after, last, before, filter,
+//! orderBy)` on `Query` and `Account`.
+
+use async_graphql::{ComplexObject, Context, Enum, InputObject, Object, Result, SimpleObject};
+
+use super::objects::{Payment, PaymentStatus};
+use super::scalars::{Currency, DateTime};
+use crate::domain::cursor::{CursorCodec, CursorError};
+use crate::domain::money::MAX_AMOUNT;
+use crate::domain::paging::{self, Direction, Order, PageSize, Position, SortField};
+use crate::error::ApiError;
+use crate::persistence::Db;
+use crate::persistence::payment_pages::{self, Page, PageQuery, sort_key};
+
+#[derive(Enum, Copy, Clone, Debug, Eq, PartialEq)]
+#[graphql(remote = "SortField")]
+pub enum PaymentOrderField {
+    CreatedAt,
+    Amount,
+}
+
+#[derive(Enum, Copy, Clone, Debug, Eq, PartialEq)]
+#[graphql(remote = "Direction")]
+pub enum OrderDirection {
+    Asc,
+    Desc,
+}
+
+/// The order of a listing; `id` breaks ties, so the order is total.
+#[derive(InputObject, Clone, Copy, Debug)]
+#[graphql(name = "PaymentOrder")]
+pub struct PaymentOrderInput {
+    #[graphql(default_with = "PaymentOrderField::CreatedAt")]
+    pub field: PaymentOrderField,
+    #[graphql(default_with = "OrderDirection::Desc")]
+    pub direction: OrderDirection,
+}
+
+/// Which payments to list; every part is optional and they combine.
+#[derive(InputObject, Clone, Debug, Default)]
+#[graphql(name = "PaymentFilter")]
+pub struct PaymentFilterInput {
+    /// Any of these statuses.
+    pub status: Option<Vec<PaymentStatus>>,
+    pub currency: Option<Currency>,
+    /// Created at or after this instant.
+    pub created_after: Option<DateTime>,
+    /// Created strictly before this instant.
+    pub created_before: Option<DateTime>,
+    /// At least this amount, in minor units.
+    pub amount_min: Option<i64>,
+    /// At most this amount, in minor units.
+    pub amount_max: Option<i64>,
+}
+
+impl PaymentFilterInput {
+    fn into_domain(self) -> Result<paging::PaymentFilter, ApiError> {
+        for (field, value) in [
+            ("filter.amountMin", self.amount_min),
+            ("filter.amountMax", self.amount_max),
+        ] {
+            if let Some(v) = value {
+                if !(0..=MAX_AMOUNT).contains(&v) {
+                    return Err(ApiError::bad_input(
+                        field,
+                        format!("must be between 0 and {MAX_AMOUNT} minor units, got {v}"),
+                    ));
+                }
+            }
+        }
+        Ok(paging::PaymentFilter {
+            statuses: self
+                .status
+                .unwrap_or_default()
+                .into_iter()
+                .map(Into::into)
+                .collect(),
+            currency: self.currency.map(|c| c.0),
+            created_after: self.created_after.map(|t| t.0),
+            created_before: self.created_before.map(|t| t.0),
+            amount_min: self.amount_min,
+            amount_max: self.amount_max,
+        }
+        .normalised())
+    }
+}
+
+/// The arguments every payments connection takes.
+pub struct PageArgs {
+    pub first: Option<i32>,
+    pub after: Option<String>,
+    pub last: Option<i32>,
+    pub before: Option<String>,
+    pub filter: Option<PaymentFilterInput>,
+    pub order_by: Option<PaymentOrderInput>,
+}
+
+/// Validates the arguments, fetches the page and wraps it as a connection.
+pub async fn payments(
+    ctx: &Context<'_>,
+    account_id: &str,
+    args: PageArgs,
+) -> Result<PaymentConnection> {
+    let db = ctx.data::<Db>()?;
+    let codec = ctx.data::<CursorCodec>()?;
+    let size =
+        PageSize::from_params(args.first, args.last).map_err(ApiError::PageSizeOutOfRange)?;
+    let filter = args.filter.unwrap_or_default().into_domain()?;
+    let order = args
+        .order_by
+        .map(|o| Order {
+            field: o.field.into(),
+            direction: o.direction.into(),
+        })
+        .unwrap_or_default();
+    let fingerprint = paging::fingerprint(&filter, order);
+    let decode = |cursor: Option<String>| -> Result<Option<Position>, ApiError> {
+        cursor
+            .map(|c| {
+                codec.decode(&c, fingerprint).map_err(|e| match e {
+                    CursorError::Invalid(why) => ApiError::InvalidCursor(why.to_string()),
+                    CursorError::Mismatch => ApiError::CursorMismatch,
+                })
+            })
+            .transpose()
+    };
+    let query = PageQuery {
+        account_id: account_id.to_string(),
+        after: decode(args.after)?,
+        before: decode(args.before)?,
+        filter,
+        order,
+        size,
+    };
+    let page = payment_pages::fetch(db, &query)
+        .await
+        .map_err(ApiError::from)?;
+    Ok(PaymentConnection {
+        page,
+        query,
+        fingerprint,
+    })
+}
+
+/// A page of payments.
+pub struct PaymentConnection {
+    page: Page,
+    query: PageQuery,
+    fingerprint: [u8; 8],
+}
+
+impl PaymentConnection {
+    fn cursor(
+        &self,
+        codec: &CursorCodec,
+        payment: &crate::persistence::payments::Payment,
+    ) -> String {
+        let position = Position {
+            key: sort_key(payment, self.query.order.field),
+            id: payment.id.clone(),
+        };
+        codec.encode(&position, self.fingerprint)
+    }
+}
+
+#[Object]
+impl PaymentConnection {
+    async fn edges(&self, ctx: &Context<'_>) -> Result<Vec<PaymentEdge>> {
+        let codec = ctx.data::<CursorCodec>()?;
+        Ok(self
+            .page
+            .rows
+            .iter()
+            .map(|p| PaymentEdge {
+                cursor: self.cursor(codec, p),
+                node: Payment(p.clone()),
+            })
+            .collect())
+    }
+
+    async fn nodes(&self) -> Vec<Payment> {
+        self.page.rows.iter().cloned().map(Payment).collect()
+    }
+
+    async fn page_info(&self, ctx: &Context<'_>) -> Result<PageInfo> {
+        let codec = ctx.data::<CursorCodec>()?;
+        Ok(PageInfo {
+            has_next_page: self.page.has_next_page,
+            has_previous_page: self.page.has_previous_page,
+            start_cursor: self.page.rows.first().map(|p| self.cursor(codec, p)),
+            end_cursor: self.page.rows.last().map(|p| self.cursor(codec, p)),
+        })
+    }
+
+    /// How many payments match the filter, across all pages. Counted only when selected.
+    async fn total_count(&self, ctx: &Context<'_>) -> Result<i64> {
+        let db = ctx.data::<Db>()?;
+        let n = payment_pages::count(db, &self.query.account_id, &self.query.filter)
+            .await
+            .map_err(ApiError::from)?;
+        Ok(i64::try_from(n).unwrap_or(i64::MAX))
+    }
+}
+
+#[derive(SimpleObject)]
+#[graphql(complex)]
+pub struct PaymentEdge {
+    /// Opaque; pass it as `after` or `before` with the same filter and order.
+    pub cursor: String,
+    #[graphql(skip)]
+    node: Payment,
+}
+
+#[ComplexObject]
+impl PaymentEdge {
+    async fn node(&self) -> &Payment {
+        &self.node
+    }
+}
+
+#[derive(SimpleObject)]
+pub struct PageInfo {
+    pub has_next_page: bool,
+    pub has_previous_page: bool,
+    pub start_cursor: Option<String>,
+    pub end_cursor: Option<String>,
+}
