@@ -59,13 +59,11 @@ impl PaymentFilterInput {
             ("filter.amountMin", self.amount_min),
             ("filter.amountMax", self.amount_max),
         ] {
-            if let Some(v) = value {
-                if !(0..=MAX_AMOUNT).contains(&v) {
-                    return Err(ApiError::bad_input(
-                        field,
-                        format!("must be between 0 and {MAX_AMOUNT} minor units, got {v}"),
-                    ));
-                }
+            if let Some(v) = value.filter(|v| !(0..=MAX_AMOUNT).contains(v)) {
+                return Err(ApiError::bad_input(
+                    field,
+                    format!("must be between 0 and {MAX_AMOUNT} minor units, got {v}"),
+                ));
             }
         }
         Ok(paging::PaymentFilter {

@@ -147,3 +147,52 @@ pub async fn delete(db: &Db, account_id: &str, id: &str) -> Result<bool, DbError
     txn.commit().await?;
     Ok(deleted.rows_affected == 1)
 }
+
+/// Stores many payments, each with its creation event, in transactions of up to 500 rows
+/// (seeding large listings for tests and benchmarks).
+pub async fn insert_many(db: &Db, new: Vec<NewPayment>) -> Result<Vec<String>, DbError> {
+    let mut ids = Vec::with_capacity(new.len());
+    for chunk in new.chunks(500) {
+        let txn = db.begin_write().await?;
+        let mut rows = Vec::with_capacity(chunk.len());
+        let mut events = Vec::with_capacity(chunk.len());
+        for p in chunk {
+            let id = new_id(IdKind::Payment);
+            events.push(payment_events::ActiveModel {
+                id: Set(new_id(IdKind::PaymentEvent)),
+                payment_id: Set(id.clone()),
+                account_id: Set(p.account_id.clone()),
+                from_status: Set(None),
+                to_status: Set(p.status.as_str().to_string()),
+                reason: Set(Some("created".to_string())),
+                created_at: Set(p.created_at.micros()),
+            });
+            rows.push(payments::ActiveModel {
+                processor_key: Set(id.clone()),
+                id: Set(id.clone()),
+                account_id: Set(p.account_id.clone()),
+                amount: Set(p.amount),
+                currency: Set(p.currency.clone()),
+                status: Set(p.status.as_str().to_string()),
+                amount_refunded: Set(0),
+                source: Set(p.source.clone()),
+                description: Set(p.description.clone()),
+                failure_code: Set(None),
+                failure_message: Set(None),
+                processor_ref: Set(None),
+                version: Set(0),
+                created_at: Set(p.created_at.micros()),
+                updated_at: Set(p.created_at.micros()),
+            });
+            ids.push(id);
+        }
+        payments::Entity::insert_many(rows)
+            .exec_without_returning(&txn)
+            .await?;
+        payment_events::Entity::insert_many(events)
+            .exec_without_returning(&txn)
+            .await?;
+        txn.commit().await?;
+    }
+    Ok(ids)
+}

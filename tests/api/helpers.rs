@@ -2,6 +2,7 @@
 //! or a fresh PostgreSQL schema, and talks HTTP to it.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use graphpay::config::Config;
@@ -123,17 +124,47 @@ fn fresh_database(backend: Backend) -> (DbConfig, TestDatabase) {
     }
 }
 
+struct Running {
+    address: String,
+    demo: Option<(String, String)>,
+    shutdown: oneshot::Sender<()>,
+    server: tokio::task::JoinHandle<()>,
+}
+
+async fn start(config: Config) -> Running {
+    let app = Application::build(config)
+        .await
+        .expect("the gateway starts");
+    let address = format!("http://{}", app.local_addr());
+    let demo = app.demo.clone();
+    let (tx, rx) = oneshot::channel::<()>();
+    let server = tokio::spawn(async move {
+        app.run_until(async {
+            let _ = rx.await;
+        })
+        .await
+        .expect("the gateway runs");
+    });
+    Running {
+        address,
+        demo,
+        shutdown: tx,
+        server,
+    }
+}
+
 /// A running gateway and a database handle to arrange test data with.
 pub struct TestApp {
     pub address: String,
     pub db: Db,
     pub db_config: DbConfig,
+    pub config: Config,
     pub http: reqwest::Client,
     /// Set when the server created the demo account at start-up.
     pub demo: Option<(String, String)>,
     shutdown: Option<oneshot::Sender<()>>,
     server: Option<tokio::task::JoinHandle<()>>,
-    _database: TestDatabase,
+    _database: Arc<TestDatabase>,
 }
 
 impl TestApp {
@@ -146,31 +177,47 @@ impl TestApp {
         let (db_config, database) = fresh_database(backend);
         let mut config = Config::with_database(db_config.clone());
         adjust(&mut config);
-        let app = Application::build(config)
-            .await
-            .expect("the gateway starts");
-        let address = format!("http://{}", app.local_addr());
-        let demo = app.demo.clone();
-        let (tx, rx) = oneshot::channel::<()>();
-        let server = tokio::spawn(async move {
-            app.run_until(async {
-                let _ = rx.await;
-            })
-            .await
-            .expect("the gateway runs");
-        });
+        let running = start(config.clone()).await;
         let db = Db::connect(&db_config)
             .await
             .expect("test database connection");
         TestApp {
-            address,
+            address: running.address,
             db,
             db_config,
+            config,
             http: reqwest::Client::new(),
-            demo,
-            shutdown: Some(tx),
-            server: Some(server),
-            _database: database,
+            demo: running.demo,
+            shutdown: Some(running.shutdown),
+            server: Some(running.server),
+            _database: Arc::new(database),
+        }
+    }
+
+    /// Stops this gateway and starts a new one on the same database (at a new address).
+    #[allow(dead_code)]
+    pub async fn restart(&mut self) {
+        self.stop().await;
+        let running = start(self.config.clone()).await;
+        self.address = running.address;
+        self.shutdown = Some(running.shutdown);
+        self.server = Some(running.server);
+    }
+
+    /// Another gateway instance sharing this one's database.
+    #[allow(dead_code)]
+    pub async fn another_instance(&self) -> TestApp {
+        let running = start(self.config.clone()).await;
+        TestApp {
+            address: running.address,
+            db: self.db.clone(),
+            db_config: self.db_config.clone(),
+            config: self.config.clone(),
+            http: reqwest::Client::new(),
+            demo: None,
+            shutdown: Some(running.shutdown),
+            server: Some(running.server),
+            _database: self._database.clone(),
         }
     }
 
@@ -182,6 +229,13 @@ impl TestApp {
         }
         if let Some(server) = self.server.take() {
             let _ = server.await;
+        }
+    }
+
+    pub fn backend(&self) -> Backend {
+        match self.db.backend() {
+            graphpay::persistence::Backend::Sqlite => Backend::Sqlite,
+            graphpay::persistence::Backend::Postgres => Backend::Postgres,
         }
     }
 
@@ -214,6 +268,13 @@ impl TestApp {
         )
         .await
         .expect("payment stored")
+    }
+
+    /// Stores many payments directly (one chunked transaction per 500).
+    pub async fn insert_payments(&self, new: Vec<NewPayment>) -> Vec<String> {
+        payments::insert_many(&self.db, new)
+            .await
+            .expect("payments stored")
     }
 
     /// Posts a GraphQL request; returns the HTTP status and the JSON body.

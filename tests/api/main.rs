@@ -8,6 +8,8 @@ mod cli;
 mod errors;
 mod health;
 mod nodes;
+mod pagination;
+mod pagination_props;
 mod persistence;
 mod playground;
 mod schema;

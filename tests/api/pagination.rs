@@ -1,0 +1,512 @@
+//! Relay connections over payments: walks in every order and direction, concurrent changes,
+//! cursor tampering, account isolation, index use, and a property test.
+
+use std::collections::HashSet;
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use graphpay::domain::status::PaymentStatus;
+use graphpay::domain::time::Timestamp;
+use graphpay::persistence::payments::NewPayment;
+use serde_json::{Value, json};
+
+use crate::helpers::{Backend, TestApp};
+use crate::on_both_backends;
+
+pub const PAGE: &str = "query Page($first: Int, $after: String, $last: Int, $before: String, $filter: PaymentFilter, $orderBy: PaymentOrder) {
+  payments(first: $first, after: $after, last: $last, before: $before, filter: $filter, orderBy: $orderBy) {
+    edges { cursor node { id } }
+    nodes { id }
+    pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+  }
+}";
+
+/// A stored payment as the tests see it.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub id: String,
+    pub amount: i64,
+    pub currency: String,
+    pub status: PaymentStatus,
+    pub created_at: i64,
+}
+
+/// What a listing's filter and order mean, computed independently of the server.
+#[derive(Clone, Debug, Default)]
+pub struct Listing {
+    pub statuses: Vec<PaymentStatus>,
+    pub currency: Option<String>,
+    pub created_after: Option<i64>,
+    pub created_before: Option<i64>,
+    pub amount_min: Option<i64>,
+    pub amount_max: Option<i64>,
+    pub by_amount: bool,
+    pub ascending: bool,
+}
+
+impl Listing {
+    pub fn variables(&self) -> (Value, Value) {
+        let mut filter = serde_json::Map::new();
+        if !self.statuses.is_empty() {
+            filter.insert(
+                "status".into(),
+                json!(self.statuses.iter().map(|s| s.as_str()).collect::<Vec<_>>()),
+            );
+        }
+        if let Some(c) = &self.currency {
+            filter.insert("currency".into(), json!(c));
+        }
+        if let Some(t) = self.created_after {
+            filter.insert(
+                "createdAfter".into(),
+                json!(Timestamp::from_micros(t).to_rfc3339()),
+            );
+        }
+        if let Some(t) = self.created_before {
+            filter.insert(
+                "createdBefore".into(),
+                json!(Timestamp::from_micros(t).to_rfc3339()),
+            );
+        }
+        if let Some(a) = self.amount_min {
+            filter.insert("amountMin".into(), json!(a));
+        }
+        if let Some(a) = self.amount_max {
+            filter.insert("amountMax".into(), json!(a));
+        }
+        let order = json!({
+            "field": if self.by_amount { "AMOUNT" } else { "CREATED_AT" },
+            "direction": if self.ascending { "ASC" } else { "DESC" },
+        });
+        (Value::Object(filter), order)
+    }
+
+    /// The ids the listing must return, in order.
+    pub fn expected(&self, rows: &[Row]) -> Vec<String> {
+        let mut kept: Vec<&Row> = rows
+            .iter()
+            .filter(|r| self.statuses.is_empty() || self.statuses.contains(&r.status))
+            .filter(|r| self.currency.as_ref().is_none_or(|c| &r.currency == c))
+            .filter(|r| self.created_after.is_none_or(|t| r.created_at >= t))
+            .filter(|r| self.created_before.is_none_or(|t| r.created_at < t))
+            .filter(|r| self.amount_min.is_none_or(|a| r.amount >= a))
+            .filter(|r| self.amount_max.is_none_or(|a| r.amount <= a))
+            .collect();
+        kept.sort_by(|a, b| {
+            let key = |r: &Row| {
+                if self.by_amount {
+                    r.amount
+                } else {
+                    r.created_at
+                }
+            };
+            (key(a), &a.id).cmp(&(key(b), &b.id))
+        });
+        if !self.ascending {
+            kept.reverse();
+        }
+        kept.into_iter().map(|r| r.id.clone()).collect()
+    }
+}
+
+/// Fetches one page; panics on errors.
+pub async fn page(
+    app: &TestApp,
+    key: &str,
+    listing: &Listing,
+    size: (Option<i64>, Option<i64>),
+    cursors: (Option<&str>, Option<&str>),
+) -> (Vec<String>, Value) {
+    let (filter, order) = listing.variables();
+    let vars = json!({
+        "first": size.0, "last": size.1, "after": cursors.0, "before": cursors.1,
+        "filter": filter, "orderBy": order,
+    });
+    let data = app.query(key, PAGE, vars).await;
+    let conn = &data["payments"];
+    let ids: Vec<String> = conn["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["node"]["id"].as_str().unwrap().to_string())
+        .collect();
+    let nodes: Vec<String> = conn["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, nodes, "edges and nodes agree");
+    let info = conn["pageInfo"].clone();
+    let edges = conn["edges"].as_array().unwrap();
+    assert_eq!(
+        info["startCursor"],
+        edges
+            .first()
+            .map(|e| e["cursor"].clone())
+            .unwrap_or(Value::Null)
+    );
+    assert_eq!(
+        info["endCursor"],
+        edges
+            .last()
+            .map(|e| e["cursor"].clone())
+            .unwrap_or(Value::Null)
+    );
+    (ids, info)
+}
+
+/// Walks forward then backward through the whole listing, checking every page's pageInfo.
+pub async fn walk_both_ways(app: &TestApp, key: &str, listing: &Listing, rows: &[Row], size: i64) {
+    let expected = listing.expected(rows);
+    let n = usize::try_from(size).unwrap();
+
+    let mut seen = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let (ids, info) = page(
+            app,
+            key,
+            listing,
+            (Some(size), None),
+            (after.as_deref(), None),
+        )
+        .await;
+        let start = seen.len();
+        assert_eq!(
+            ids,
+            expected[start..(start + n).min(expected.len())],
+            "forward page at {start} of {listing:?}"
+        );
+        seen.extend(ids);
+        assert_eq!(
+            info["hasNextPage"],
+            seen.len() < expected.len(),
+            "hasNextPage at {start}"
+        );
+        assert_eq!(
+            info["hasPreviousPage"],
+            start > 0,
+            "hasPreviousPage at {start}"
+        );
+        if info["hasNextPage"] != true {
+            break;
+        }
+        after = info["endCursor"].as_str().map(str::to_string);
+    }
+    assert_eq!(seen, expected);
+
+    let mut back: Vec<String> = Vec::new();
+    let mut before: Option<String> = None;
+    loop {
+        let (ids, info) = page(
+            app,
+            key,
+            listing,
+            (None, Some(size)),
+            (None, before.as_deref()),
+        )
+        .await;
+        let end = expected.len() - back.len();
+        let start = end.saturating_sub(n);
+        assert_eq!(
+            ids,
+            expected[start..end],
+            "backward page ending at {end} of {listing:?}"
+        );
+        assert_eq!(
+            info["hasPreviousPage"],
+            start > 0,
+            "hasPreviousPage ending at {end}"
+        );
+        assert_eq!(
+            info["hasNextPage"],
+            end < expected.len(),
+            "hasNextPage ending at {end}"
+        );
+        let mut next = ids;
+        next.extend(back);
+        back = next;
+        if info["hasPreviousPage"] != true {
+            break;
+        }
+        before = info["startCursor"].as_str().map(str::to_string);
+    }
+    assert_eq!(back, expected, "forward and backward walks agree");
+}
+
+/// Data with many identical `createdAt` and `amount` values.
+pub async fn seed(app: &TestApp, account_id: &str, count: usize) -> Vec<Row> {
+    let base = Timestamp::parse_rfc3339("2026-11-30T10:00:00Z")
+        .unwrap()
+        .micros();
+    let statuses = [
+        PaymentStatus::Succeeded,
+        PaymentStatus::Failed,
+        PaymentStatus::Pending,
+    ];
+    let new: Vec<NewPayment> = (0..count)
+        .map(|i| NewPayment {
+            account_id: account_id.to_string(),
+            amount: [500, 100, 2500, 100][i % 4],
+            currency: if i % 3 == 0 { "EUR" } else { "USD" }.to_string(),
+            source: "tok_visa".to_string(),
+            description: None,
+            status: statuses[i % statuses.len()],
+            created_at: Timestamp::from_micros(base + [0, 1, 500_000, 1_000_000, 1][i % 5]),
+        })
+        .collect();
+    let ids = app.insert_payments(new.clone()).await;
+    ids.into_iter()
+        .zip(new)
+        .map(|(id, p)| Row {
+            id,
+            amount: p.amount,
+            currency: p.currency,
+            status: p.status,
+            created_at: p.created_at.micros(),
+        })
+        .collect()
+}
+
+fn orders() -> Vec<Listing> {
+    let mut out = Vec::new();
+    for by_amount in [false, true] {
+        for ascending in [false, true] {
+            out.push(Listing {
+                by_amount,
+                ascending,
+                ..Default::default()
+            });
+        }
+    }
+    out
+}
+
+on_both_backends! {
+    async fn every_order_walks_forward_and_backward_without_gaps_or_repeats(app: TestApp) {
+        let (alice, key) = app.account("Alice").await;
+        let rows = seed(&app, &alice, 57).await;
+        for listing in orders() {
+            for size in [1, 7, 19, 57, 100] {
+                walk_both_ways(&app, &key, &listing, &rows, size).await;
+            }
+        }
+    }
+
+    async fn filters_combine_with_every_order(app: TestApp) {
+        let (alice, key) = app.account("Alice").await;
+        let rows = seed(&app, &alice, 57).await;
+        let base = rows.iter().map(|r| r.created_at).min().unwrap();
+        let filters = [
+            Listing { statuses: vec![PaymentStatus::Succeeded, PaymentStatus::Failed], ..Default::default() },
+            Listing { currency: Some("EUR".into()), ..Default::default() },
+            Listing { amount_min: Some(100), amount_max: Some(500), ..Default::default() },
+            Listing { created_after: Some(base + 1), created_before: Some(base + 1_000_000), ..Default::default() },
+            Listing { currency: Some("JPY".into()), ..Default::default() },
+        ];
+        for filter in filters {
+            for order in orders() {
+                let listing = Listing { by_amount: order.by_amount, ascending: order.ascending, ..filter.clone() };
+                walk_both_ways(&app, &key, &listing, &rows, 6).await;
+            }
+        }
+    }
+
+    async fn empty_and_single_row_listings_have_exact_page_info(app: TestApp) {
+        let (alice, key) = app.account("Alice").await;
+        let listing = Listing::default();
+        let (ids, info) = page(&app, &key, &listing, (None, None), (None, None)).await;
+        assert!(ids.is_empty());
+        assert_eq!(info, json!({"hasNextPage": false, "hasPreviousPage": false, "startCursor": null, "endCursor": null}));
+        let (ids, info) = page(&app, &key, &listing, (None, Some(5)), (None, None)).await;
+        assert!(ids.is_empty());
+        assert_eq!(info["hasPreviousPage"], false);
+
+        let rows = seed(&app, &alice, 1).await;
+        walk_both_ways(&app, &key, &listing, &rows, 1).await;
+        walk_both_ways(&app, &key, &listing, &rows, 20).await;
+        let (ids, info) = page(&app, &key, &listing, (Some(0), None), (None, None)).await;
+        assert!(ids.is_empty());
+        assert_eq!(info["hasNextPage"], true, "first: 0 still says whether rows exist");
+    }
+
+    async fn default_page_is_twenty_newest_first(app: TestApp) {
+        let (alice, key) = app.account("Alice").await;
+        let rows = seed(&app, &alice, 25).await;
+        let (ids, info) = page(&app, &key, &Listing::default(), (None, None), (None, None)).await;
+        let (f, _) = Listing::default().variables();
+        let _ = f;
+        assert_eq!(ids, Listing::default().expected(&rows)[..20]);
+        assert_eq!(info["hasNextPage"], true);
+        let data = app.query(&key, "{ payments { nodes { id } } viewer { payments(first: 3) { nodes { id } } } }", json!({})).await;
+        assert_eq!(data["payments"]["nodes"].as_array().unwrap().len(), 20);
+        assert_eq!(data["viewer"]["payments"]["nodes"].as_array().unwrap().len(), 3);
+    }
+
+    async fn total_count_counts_the_filtered_set(app: TestApp) {
+        let (alice, key) = app.account("Alice").await;
+        let rows = seed(&app, &alice, 30).await;
+        let eur = rows.iter().filter(|r| r.currency == "EUR").count();
+        let data = app
+            .query(&key, "{ all: payments(first: 1) { totalCount } eur: payments(first: 1, filter: {currency: \"EUR\"}) { totalCount } }", json!({}))
+            .await;
+        assert_eq!(data["all"]["totalCount"], 30);
+        assert_eq!(data["eur"]["totalCount"], eur);
+    }
+
+    async fn rows_added_or_removed_while_paging_never_shift_the_others(app: TestApp) {
+        let (alice, key) = app.account("Alice").await;
+        let rows = seed(&app, &alice, 40).await;
+        for listing in orders() {
+            let stable: HashSet<String> = rows.iter().map(|r| r.id.clone()).collect();
+            let mut removable: Vec<String> = Vec::new();
+            let mut seen: Vec<String> = Vec::new();
+            let mut after: Option<String> = None;
+            let mut round = 0;
+            loop {
+                let (ids, info) = page(&app, &key, &listing, (Some(6), None), (after.as_deref(), None)).await;
+                seen.extend(ids);
+                // Between pages: add rows everywhere in the order, and delete some of them.
+                let extra = seed(&app, &alice, 5).await;
+                removable.extend(extra.iter().map(|r| r.id.clone()));
+                if round % 2 == 1 {
+                    for id in removable.drain(..3) {
+                        graphpay::persistence::payments::delete(&app.db, &alice, &id).await.unwrap();
+                    }
+                }
+                round += 1;
+                if info["hasNextPage"] != true {
+                    break;
+                }
+                after = info["endCursor"].as_str().map(str::to_string);
+            }
+            let unique: HashSet<&String> = seen.iter().collect();
+            assert_eq!(unique.len(), seen.len(), "no row repeats in {listing:?}");
+            for id in &stable {
+                assert!(unique.contains(id), "a row that existed throughout was skipped in {listing:?}");
+            }
+            for id in removable {
+                graphpay::persistence::payments::delete(&app.db, &alice, &id).await.unwrap();
+            }
+        }
+    }
+
+    async fn other_accounts_payments_never_appear_whatever_the_cursor(app: TestApp) {
+        let (alice, alice_key) = app.account("Alice").await;
+        let (bob, bob_key) = app.account("Bob").await;
+        let alice_rows = seed(&app, &alice, 20).await;
+        let bob_rows = seed(&app, &bob, 20).await;
+        let bob_ids: HashSet<String> = bob_rows.iter().map(|r| r.id.clone()).collect();
+        // A cursor Alice was given, at the middle of her listing, used by Bob.
+        let (_, info) = page(&app, &alice_key, &Listing::default(), (Some(10), None), (None, None)).await;
+        let cursor = info["endCursor"].as_str().unwrap();
+        for size in [(Some(100), None), (None, Some(100))] {
+            let cursors = if size.0.is_some() { (Some(cursor), None) } else { (None, Some(cursor)) };
+            let (ids, _) = page(&app, &bob_key, &Listing::default(), size, cursors).await;
+            assert!(ids.iter().all(|id| bob_ids.contains(id)), "only Bob's payments");
+        }
+        walk_both_ways(&app, &bob_key, &Listing::default(), &bob_rows, 7).await;
+        walk_both_ways(&app, &alice_key, &Listing::default(), &alice_rows, 7).await;
+    }
+
+    async fn bad_cursors_and_page_sizes_are_refused_with_their_codes(app: TestApp) {
+        let (alice, key) = app.account("Alice").await;
+        seed(&app, &alice, 10).await;
+        let listing = Listing::default();
+        let (_, info) = page(&app, &key, &listing, (Some(3), None), (None, None)).await;
+        let cursor = info["endCursor"].as_str().unwrap().to_string();
+        let (filter, order) = listing.variables();
+        let ask = |first: Option<i64>, last: Option<i64>, after: Option<String>, filter: Value, order: Value| {
+            let app = &app;
+            let key = key.clone();
+            async move {
+                app.error_code(&key, PAGE, json!({"first": first, "last": last, "after": after, "filter": filter, "orderBy": order})).await
+            }
+        };
+
+        let mut bytes = URL_SAFE_NO_PAD.decode(&cursor).unwrap();
+        bytes[5] ^= 0x40;
+        let tampered = URL_SAFE_NO_PAD.encode(&bytes);
+        let truncated = cursor[..cursor.len() - 3].to_string();
+        let foreign = graphpay::domain::cursor::CursorCodec::new(b"another server's secret").encode(
+            &graphpay::domain::paging::Position { key: 1, id: "pay_01ARZ3NDEKTSV4RRFFQ69G5FAV".into() },
+            graphpay::domain::paging::fingerprint(&Default::default(), Default::default()),
+        );
+        // Re-signed with the real secret but claiming another format version.
+        let secret = graphpay::persistence::settings::get_or_insert(&app.db, "cursor_hmac_key", String::new).await.unwrap();
+        let mut body = URL_SAFE_NO_PAD.decode(&cursor).unwrap();
+        body.truncate(33);
+        body[0] = 2;
+        use hmac::{KeyInit, Mac};
+        let mut mac = <hmac::Hmac<sha2::Sha256> as KeyInit>::new_from_slice(secret.as_bytes()).unwrap();
+        mac.update(&body);
+        body.extend_from_slice(&mac.finalize().into_bytes()[..16]);
+        let wrong_version = URL_SAFE_NO_PAD.encode(&body);
+
+        for bad in [tampered, truncated, foreign, wrong_version, "not a cursor".to_string(), String::new()] {
+            assert_eq!(ask(Some(3), None, Some(bad.clone()), filter.clone(), order.clone()).await, "INVALID_CURSOR", "{bad}");
+        }
+        assert_eq!(ask(Some(3), None, Some(cursor.clone()), json!({"currency": "USD"}), order.clone()).await, "CURSOR_MISMATCH");
+        assert_eq!(ask(Some(3), None, Some(cursor.clone()), filter.clone(), json!({"field": "AMOUNT"})).await, "CURSOR_MISMATCH");
+        assert_eq!(ask(Some(3), None, Some(cursor.clone()), filter.clone(), json!({"direction": "ASC"})).await, "CURSOR_MISMATCH");
+        for (first, last) in [(Some(-1), None), (Some(101), None), (None, Some(101)), (None, Some(-5)), (Some(1), Some(1))] {
+            assert_eq!(ask(first, last, None, filter.clone(), order.clone()).await, "PAGE_SIZE_OUT_OF_RANGE", "{first:?} {last:?}");
+        }
+        assert_eq!(ask(Some(3), None, None, json!({"currency": "usd"}), order.clone()).await, "INVALID_CURRENCY");
+        assert_eq!(ask(Some(3), None, None, json!({"amountMin": -1}), order.clone()).await, "BAD_USER_INPUT");
+        assert_eq!(ask(Some(3), None, None, json!({"createdAfter": "yesterday"}), order.clone()).await, "BAD_USER_INPUT");
+        let vars = json!({"first": 3, "after": cursor, "filter": filter, "orderBy": order});
+        app.query(&key, PAGE, vars).await;
+    }
+
+    async fn cursors_stay_valid_across_restarts_and_instances(app: TestApp) {
+        let mut app = app;
+        let (alice, key) = app.account("Alice").await;
+        let rows = seed(&app, &alice, 12).await;
+        let expected = Listing::default().expected(&rows);
+        let (_, info) = page(&app, &key, &Listing::default(), (Some(5), None), (None, None)).await;
+        let cursor = info["endCursor"].as_str().unwrap().to_string();
+        // A second instance on the same database accepts it...
+        let other = app.another_instance().await;
+        let (ids, _) = page(&other, &key, &Listing::default(), (Some(5), None), (Some(&cursor), None)).await;
+        assert_eq!(ids, expected[5..10]);
+        // ...and so does the first one after a restart.
+        app.restart().await;
+        let (ids, _) = page(&app, &key, &Listing::default(), (Some(5), None), (Some(&cursor), None)).await;
+        assert_eq!(ids, expected[5..10]);
+    }
+
+    async fn page_queries_seek_through_the_account_index(app: TestApp) {
+        use graphpay::domain::paging::{Direction, Order, PageSize, PaymentFilter, Position, SortField};
+        use graphpay::persistence::payment_pages::{PageQuery, page_sql};
+        let (alice, _) = app.account("Alice").await;
+        let (bob, _) = app.account("Bob").await;
+        seed(&app, &alice, 3000).await;
+        seed(&app, &bob, 300).await;
+        app.db.execute_unprepared("ANALYZE").await.unwrap();
+        for (field, index) in [(SortField::CreatedAt, "idx_payments_account_created"), (SortField::Amount, "idx_payments_account_amount")] {
+            for direction in [Direction::Asc, Direction::Desc] {
+                for size in [PageSize::First(50), PageSize::Last(50)] {
+                    let query = PageQuery {
+                        account_id: alice.clone(),
+                        filter: PaymentFilter::default(),
+                        order: Order { field, direction },
+                        size,
+                        after: Some(Position { key: 500, id: "pay_01ARZ3NDEKTSV4RRFFQ69G5FAV".into() }),
+                        before: None,
+                    };
+                    let sql = page_sql(app.db.backend(), &query);
+                    let explain = match app.backend() {
+                        Backend::Sqlite => format!("EXPLAIN QUERY PLAN {sql}"),
+                        Backend::Postgres => format!("EXPLAIN {sql}"),
+                    };
+                    let plan = app.db.query_text(&explain).await.unwrap();
+                    let plan = plan.iter().map(|r| r.join(" ")).collect::<Vec<_>>().join("\n");
+                    assert!(plan.contains(index), "{field:?} {direction:?}: {sql}\n{plan}");
+                    assert!(!plan.contains("TEMP B-TREE") && !plan.contains("Sort "), "no sort step: {plan}");
+                }
+            }
+        }
+    }
+}
