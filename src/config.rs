@@ -7,6 +7,8 @@ use std::time::Duration;
 use clap::Args;
 
 use crate::persistence::DbConfig;
+use crate::processor::CallLimits;
+use crate::service::idempotency::IdempotencySettings;
 
 /// Where the database is.
 #[derive(Args, Clone, Debug)]
@@ -69,6 +71,43 @@ pub struct ServeArgs {
     /// Deadline for a whole GraphQL request, in seconds.
     #[arg(long, env = "GRAPHPAY_REQUEST_TIMEOUT_SECS", default_value_t = 30)]
     pub request_timeout_secs: u64,
+
+    /// Seconds after which a claim left `started` by a crashed request may be taken over.
+    #[arg(
+        long,
+        env = "GRAPHPAY_IDEMPOTENCY_LOCK_TIMEOUT_SECS",
+        default_value_t = 60
+    )]
+    pub idempotency_lock_timeout_secs: u64,
+
+    /// Seconds an idempotency key is kept before the sweeper removes it.
+    #[arg(
+        long,
+        env = "GRAPHPAY_IDEMPOTENCY_RETENTION_SECS",
+        default_value_t = 86_400
+    )]
+    pub idempotency_retention_secs: u64,
+
+    /// Seconds between runs of the background sweeper.
+    #[arg(long, env = "GRAPHPAY_SWEEP_INTERVAL_SECS", default_value_t = 60)]
+    pub sweep_interval_secs: u64,
+
+    /// Longest wait for one processor attempt's answer, in milliseconds.
+    #[arg(long, env = "PROCESSOR_ATTEMPT_TIMEOUT_MS", default_value_t = 5_000)]
+    pub processor_attempt_timeout_ms: u64,
+
+    /// Longest time for all attempts of one processor operation, in milliseconds.
+    #[arg(long, env = "PROCESSOR_DEADLINE_MS", default_value_t = 10_000)]
+    pub processor_deadline_ms: u64,
+
+    /// Retries of a processor operation after a retryable failure.
+    #[arg(long, env = "PROCESSOR_MAX_RETRIES", default_value_t = 3)]
+    pub processor_max_retries: usize,
+
+    /// First backoff step between processor retries, in milliseconds (doubles each retry;
+    /// the wait is drawn uniformly below the step).
+    #[arg(long, env = "PROCESSOR_BACKOFF_BASE_MS", default_value_t = 100)]
+    pub processor_backoff_base_ms: u64,
 }
 
 /// The typed configuration the server runs with.
@@ -80,6 +119,9 @@ pub struct Config {
     pub max_query_depth: usize,
     pub max_query_complexity: usize,
     pub request_timeout: Duration,
+    pub idempotency: IdempotencySettings,
+    pub sweep_interval: Duration,
+    pub processor_limits: CallLimits,
 }
 
 impl From<ServeArgs> for Config {
@@ -91,6 +133,18 @@ impl From<ServeArgs> for Config {
             max_query_depth: args.max_query_depth,
             max_query_complexity: args.max_query_complexity,
             request_timeout: Duration::from_secs(args.request_timeout_secs.max(1)),
+            idempotency: IdempotencySettings {
+                lock_timeout: Duration::from_secs(args.idempotency_lock_timeout_secs),
+                retention: Duration::from_secs(args.idempotency_retention_secs),
+            },
+            sweep_interval: Duration::from_secs(args.sweep_interval_secs.max(1)),
+            processor_limits: CallLimits {
+                attempt_timeout: Duration::from_millis(args.processor_attempt_timeout_ms.max(1)),
+                deadline: Duration::from_millis(args.processor_deadline_ms.max(1)),
+                max_retries: args.processor_max_retries,
+                backoff_base: Duration::from_millis(args.processor_backoff_base_ms.max(1)),
+                ..CallLimits::default()
+            },
         }
     }
 }
@@ -105,6 +159,9 @@ impl Config {
             max_query_depth: 15,
             max_query_complexity: 5_000,
             request_timeout: Duration::from_secs(30),
+            idempotency: IdempotencySettings::default(),
+            sweep_interval: Duration::from_secs(60),
+            processor_limits: CallLimits::default(),
         }
     }
 }

@@ -7,5 +7,7 @@ pub mod error;
 pub mod graphql;
 pub mod http;
 pub mod persistence;
+pub mod processor;
+pub mod service;
 pub mod startup;
 pub mod telemetry;

@@ -9,8 +9,14 @@ use tokio::net::TcpListener;
 
 use crate::config::Config;
 use crate::domain::cursor::CursorCodec;
+use crate::domain::time::Timestamp;
 use crate::http::{self, AppState, PlaygroundPage};
+use crate::persistence::idempotency;
 use crate::persistence::{Db, DbError, accounts, settings};
+use crate::processor::sandbox::Sandbox;
+use crate::processor::{Processor, Retrying};
+use crate::service::idempotency::IdempotencySettings;
+use crate::service::payments::PaymentService;
 
 /// The setting that holds the key cursors are signed with: made on first start, shared by
 /// every instance on the database, so cursors survive restarts and cross instances.
@@ -43,6 +49,7 @@ pub struct Application {
     db: Db,
     /// Set when this start created the demo account: its id and API key.
     pub demo: Option<(String, String)>,
+    sweeper: Sweeper,
 }
 
 impl Application {
@@ -61,9 +68,15 @@ impl Application {
         };
         let cursor_secret = settings::get_or_insert(&db, CURSOR_SECRET, random_secret).await?;
         let cursors = CursorCodec::new(cursor_secret.as_bytes());
+        let processor: Arc<dyn Processor> = Arc::new(Sandbox::new(db.clone()));
+        let payments = PaymentService::new(
+            db.clone(),
+            Retrying::new(processor, config.processor_limits),
+            config.idempotency,
+        );
         let state = AppState {
             db: db.clone(),
-            schema: graphql::build(db.clone(), cursors, limits),
+            schema: graphql::build(db.clone(), cursors, payments, limits),
             playground: Arc::new(PlaygroundPage::new(
                 demo.as_ref().map(|(_, key)| key.as_str()),
             )),
@@ -81,6 +94,10 @@ impl Application {
             router: http::router(state),
             db,
             demo,
+            sweeper: Sweeper {
+                interval: config.sweep_interval,
+                idempotency: config.idempotency,
+            },
         })
     }
 
@@ -96,14 +113,46 @@ impl Application {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), StartupError> {
-        axum::serve(self.listener, self.router)
+        let (stop_sweeper, stopped) = tokio::sync::watch::channel(false);
+        let sweeper = tokio::spawn(self.sweeper.run(self.db.clone(), stopped));
+        let served = axum::serve(self.listener, self.router)
             .with_graceful_shutdown(shutdown)
             .await
-            .map_err(StartupError::Serve)?;
+            .map_err(StartupError::Serve);
+        let _ = stop_sweeper.send(true);
+        let _ = sweeper.await;
+        served?;
         if let Err(err) = self.db.close().await {
             tracing::warn!(error = %err, "closing the database pool failed");
         }
         Ok(())
+    }
+}
+
+/// Background housekeeping: removes idempotency keys past their retention.
+#[derive(Clone, Copy, Debug)]
+struct Sweeper {
+    interval: std::time::Duration,
+    idempotency: IdempotencySettings,
+}
+
+impl Sweeper {
+    async fn run(self, db: Db, mut stop: tokio::sync::watch::Receiver<bool>) {
+        let mut ticks = tokio::time::interval(self.interval);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = ticks.tick() => {}
+                _ = stop.changed() => return,
+            }
+            let retention = i64::try_from(self.idempotency.retention.as_secs()).unwrap_or(i64::MAX);
+            let cutoff = Timestamp::now().plus_seconds(-retention);
+            match idempotency::sweep(&db, cutoff).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(removed = n, "swept expired idempotency keys"),
+                Err(err) => tracing::warn!(error = %err, "idempotency sweep failed"),
+            }
+        }
     }
 }
 

@@ -4,8 +4,10 @@
 pub mod api_key;
 pub mod currency;
 pub mod cursor;
+pub mod idempotency;
 pub mod ids;
 pub mod money;
 pub mod paging;
+pub mod state_machine;
 pub mod status;
 pub mod time;

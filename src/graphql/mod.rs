@@ -2,21 +2,25 @@
 
 mod connection;
 mod loaders;
+mod mutation;
 mod node;
 mod objects;
 mod query;
 mod scalars;
 
 use async_graphql::dataloader::DataLoader;
-use async_graphql::{EmptyMutation, EmptySubscription, SDLExportOptions, Schema};
+use async_graphql::{EmptySubscription, SDLExportOptions, Schema};
 
 use crate::domain::cursor::CursorCodec;
 use crate::error::ErrorCodes;
 use crate::persistence::Db;
 
+pub use mutation::Mutation;
 pub use query::Query;
 
-pub type AppSchema = Schema<Query, EmptyMutation, EmptySubscription>;
+use crate::service::payments::PaymentService;
+
+pub type AppSchema = Schema<Query, Mutation, EmptySubscription>;
 
 /// The account a request acts for, put into every request's data by the HTTP layer after the
 /// API key has been checked. Resolvers read only this account's rows.
@@ -32,9 +36,10 @@ pub struct Limits {
     pub max_complexity: usize,
 }
 
-pub fn build(db: Db, cursors: CursorCodec, limits: Limits) -> AppSchema {
-    Schema::build(Query, EmptyMutation, EmptySubscription)
+pub fn build(db: Db, cursors: CursorCodec, payments: PaymentService, limits: Limits) -> AppSchema {
+    Schema::build(Query, Mutation, EmptySubscription)
         .data(db)
+        .data(payments)
         .data(cursors)
         .extension(ErrorCodes)
         .limit_depth(limits.max_depth)
@@ -57,7 +62,7 @@ pub fn request_for(
 
 /// The schema in SDL, sorted so that it does not churn with declaration order.
 pub fn sdl() -> String {
-    Schema::build(Query, EmptyMutation, EmptySubscription)
+    Schema::build(Query, Mutation, EmptySubscription)
         .finish()
         .sdl_with_options(
             SDLExportOptions::new()

@@ -236,3 +236,60 @@ impl PaymentEvent {
         time(self.0.created_at)
     }
 }
+
+#[derive(Enum, Copy, Clone, Debug, Eq, PartialEq)]
+pub enum IdempotencyState {
+    InProgress,
+    Completed,
+}
+
+/// What became of a request sent with an idempotency key.
+pub struct IdempotencyRecord {
+    pub record: crate::persistence::idempotency::IdempotencyRecord,
+    pub retention_seconds: i64,
+}
+
+#[Object]
+impl IdempotencyRecord {
+    async fn key(&self) -> &str {
+        &self.record.key
+    }
+    async fn operation(&self) -> &str {
+        &self.record.operation
+    }
+    async fn state(&self) -> IdempotencyState {
+        if self.record.state == crate::domain::idempotency::KeyState::Done.as_str() {
+            IdempotencyState::Completed
+        } else {
+            IdempotencyState::InProgress
+        }
+    }
+    async fn created_at(&self) -> DateTime {
+        time(self.record.created_at)
+    }
+    /// When the key is forgotten; a request with it after that is a new request.
+    async fn expires_at(&self) -> DateTime {
+        DateTime(
+            Timestamp::from_micros(self.record.created_at).plus_seconds(self.retention_seconds),
+        )
+    }
+    /// The payment the request created or acted on, as it is now.
+    async fn payment(&self, ctx: &Context<'_>) -> Result<Option<Payment>> {
+        let Some(id) = &self.record.payment_id else {
+            return Ok(None);
+        };
+        let loader = ctx.data::<DataLoader<AccountLoader>>()?;
+        Ok(loader.load_one(PaymentById(id.clone())).await?.map(Payment))
+    }
+    /// The refund the request created, as it is now.
+    async fn refund(&self, ctx: &Context<'_>) -> Result<Option<Refund>> {
+        let Some(id) = &self.record.refund_id else {
+            return Ok(None);
+        };
+        let loader = ctx.data::<DataLoader<AccountLoader>>()?;
+        Ok(loader
+            .load_one(super::loaders::RefundById(id.clone()))
+            .await?
+            .map(Refund))
+    }
+}

@@ -8,10 +8,14 @@ use super::Viewer;
 use super::connection::{self, PageArgs, PaymentConnection, PaymentFilterInput, PaymentOrderInput};
 use super::loaders::{AccountLoader, PaymentById};
 use super::node::{self, Node};
-use super::objects::{Account, Payment};
+use super::objects::{Account, IdempotencyRecord, Payment};
+use crate::domain::idempotency::IdempotencyKey;
 use crate::domain::ids::{self, IdKind};
+use crate::domain::time::Timestamp;
 use crate::error::ApiError;
+use crate::persistence::idempotency;
 use crate::persistence::{Db, accounts};
+use crate::service::payments::PaymentService;
 
 /// Most ids `nodes` takes at once.
 pub const MAX_NODES: usize = 100;
@@ -74,6 +78,34 @@ impl Query {
             order_by,
         };
         connection::payments(ctx, &viewer.account_id, args).await
+    }
+
+    /// What became of a request sent with this idempotency key (the viewer's own keys only);
+    /// null when the key is unknown or expired.
+    async fn idempotency_record(
+        &self,
+        ctx: &Context<'_>,
+        key: String,
+    ) -> Result<Option<IdempotencyRecord>> {
+        let viewer = ctx.data::<Viewer>()?;
+        let db = ctx.data::<Db>()?;
+        let service = ctx.data::<PaymentService>()?;
+        let key = IdempotencyKey::parse(&key).map_err(ApiError::InvalidIdempotencyKey)?;
+        let retention = service.settings().retention.as_secs();
+        let record = idempotency::find(db, &viewer.account_id, key.as_str())
+            .await
+            .map_err(ApiError::from)?;
+        let retention_seconds = i64::try_from(retention).unwrap_or(i64::MAX);
+        // Keys past their retention are as good as gone, even before the sweeper runs.
+        Ok(record
+            .filter(|r| {
+                Timestamp::from_micros(r.created_at).plus_seconds(retention_seconds)
+                    > Timestamp::now()
+            })
+            .map(|record| IdempotencyRecord {
+                record,
+                retention_seconds,
+            }))
     }
 
     /// One of the viewer's payments; null when absent or another account's.

@@ -4,8 +4,11 @@
 pub mod accounts;
 mod db;
 pub mod entities;
+pub mod idempotency;
 pub mod payment_pages;
+pub mod payment_writes;
 pub mod payments;
+pub mod sandbox;
 pub mod settings;
 
 pub use db::{Backend, Db, DbConfig};

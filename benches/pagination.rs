@@ -1,0 +1,384 @@
+//! Keyset pagination versus OFFSET at increasing depth, on SQLite and PostgreSQL.
+//!
+//! Seeds one account with `BENCH_ROWS` payments (plus a second account with ~1% as many, so the
+//! indexes hold other accounts' rows too), with many ties on both sort keys, then for each order
+//! and depth times the keyset page (`payment_pages::fetch`, `first: 50` after the cursor of the
+//! row just before that depth) and the OFFSET page (`offset_page_for_benchmark`), checking both
+//! return the same 50 ids. Prints a Markdown table on stdout; progress goes to stderr.
+//!
+//! Environment:
+//! - `BENCH_ROWS` (default 1000000): payments of the measured account.
+//! - `BENCH_DATABASES` (default `sqlite,postgres`).
+//! - `BENCH_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/test`); a fresh schema
+//!   `bench_pages_<random>` is created there and dropped at the end.
+//! - `BENCH_REPEATS` (default 20): timed runs per measurement (after one untimed warm-up run).
+//!
+//! Run with `cargo bench --bench pagination`.
+
+use std::time::{Duration, Instant};
+
+use graphpay::domain::paging::{Direction, Order, PageSize, PaymentFilter, Position, SortField};
+use graphpay::domain::status::PaymentStatus;
+use graphpay::domain::time::Timestamp;
+use graphpay::persistence::accounts;
+use graphpay::persistence::payment_pages::{
+    PageQuery, fetch, offset_page_for_benchmark, page_sql, sort_key,
+};
+use graphpay::persistence::payments::{NewPayment, insert_many};
+use graphpay::persistence::{Backend, Db, DbConfig};
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+const PAGE: u64 = 50;
+const DEPTHS: [u64; 4] = [0, 10_000, 100_000, 900_000];
+/// 2026-01-01T00:00:00Z in microseconds.
+const BASE_MICROS: i64 = 1_767_225_600_000_000;
+/// Rows handed to `insert_many` per call (it commits every 500 internally).
+const SEED_BATCH: u64 = 50_000;
+
+struct Settings {
+    rows: u64,
+    databases: Vec<String>,
+    postgres_url: String,
+    repeats: usize,
+}
+
+impl Settings {
+    fn from_env() -> Result<Self, BoxError> {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let rows = match var("BENCH_ROWS") {
+            Some(v) => v.trim().replace('_', "").parse()?,
+            None => 1_000_000,
+        };
+        let repeats = match var("BENCH_REPEATS") {
+            Some(v) => v.trim().parse()?,
+            None => 20,
+        };
+        if repeats == 0 {
+            return Err("BENCH_REPEATS must be at least 1".into());
+        }
+        let databases = var("BENCH_DATABASES")
+            .unwrap_or_else(|| "sqlite,postgres".to_string())
+            .split(',')
+            .map(|s| s.trim().to_ascii_lowercase())
+            .filter(|s| !s.is_empty())
+            .collect();
+        let postgres_url = var("BENCH_POSTGRES_URL")
+            .unwrap_or_else(|| "postgres://postgres@127.0.0.1:5432/test".to_string());
+        Ok(Self {
+            rows,
+            databases,
+            postgres_url,
+            repeats,
+        })
+    }
+}
+
+/// One line of the results table.
+struct Row {
+    database: &'static str,
+    order: &'static str,
+    depth: u64,
+    keyset_median: f64,
+    keyset_p95: f64,
+    keyset_ratio: f64,
+    offset_median: f64,
+    offset_ratio: f64,
+}
+
+/// Median and nearest-rank p95 of the samples, in milliseconds.
+fn summarize(samples: &mut [Duration]) -> (f64, f64) {
+    samples.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1_000.0;
+    let n = samples.len();
+    let median = if n % 2 == 1 {
+        ms(samples[n / 2])
+    } else {
+        (ms(samples[n / 2 - 1]) + ms(samples[n / 2])) / 2.0
+    };
+    let rank = ((0.95 * n as f64).ceil() as usize).clamp(1, n);
+    (median, ms(samples[rank - 1]))
+}
+
+fn order_name(order: Order) -> &'static str {
+    match (order.field, order.direction) {
+        (SortField::CreatedAt, Direction::Desc) => "CREATED_AT DESC",
+        (SortField::CreatedAt, Direction::Asc) => "CREATED_AT ASC",
+        (SortField::Amount, Direction::Desc) => "AMOUNT DESC",
+        (SortField::Amount, Direction::Asc) => "AMOUNT ASC",
+    }
+}
+
+fn new_payment(account_id: &str, i: u64) -> NewPayment {
+    let i = i as i64;
+    NewPayment {
+        account_id: account_id.to_string(),
+        // 5,000 distinct amounts: ~200 rows share each value at 1M rows.
+        amount: 100 + (i * 7919) % 5000,
+        currency: "USD".to_string(),
+        source: "tok_visa".to_string(),
+        description: None,
+        status: PaymentStatus::Succeeded,
+        // Three rows share each timestamp; 1 ms apart.
+        created_at: Timestamp::from_micros(BASE_MICROS + (i / 3) * 1000),
+    }
+}
+
+/// `rows` payments for `main`, and one for `other` after every 100th, interleaved.
+async fn seed(db: &Db, main: &str, other: &str, rows: u64) -> Result<(), BoxError> {
+    let started = Instant::now();
+    let mut done = 0u64;
+    let mut others = 0u64;
+    while done < rows {
+        let end = (done + SEED_BATCH).min(rows);
+        let mut batch = Vec::with_capacity((end - done) as usize + (SEED_BATCH / 100) as usize);
+        for i in done..end {
+            batch.push(new_payment(main, i));
+            if i % 100 == 0 {
+                batch.push(new_payment(other, i));
+                others += 1;
+            }
+        }
+        insert_many(db, batch).await?;
+        done = end;
+        if done.is_multiple_of(200_000) || done == rows {
+            eprintln!(
+                "  seeded {done}/{rows} rows ({:.1} s)",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+    let secs = started.elapsed().as_secs_f64();
+    eprintln!(
+        "  seeding: {rows} + {others} payments (each with an event) in {secs:.1} s ({:.0} payments/s)",
+        (rows + others) as f64 / secs
+    );
+    Ok(())
+}
+
+fn page_query(account_id: &str, order: Order, after: Option<Position>) -> PageQuery {
+    PageQuery {
+        account_id: account_id.to_string(),
+        filter: PaymentFilter::default(),
+        order,
+        size: PageSize::First(PAGE),
+        after,
+        before: None,
+    }
+}
+
+async fn explain(db: &Db, query: &PageQuery) -> Result<String, BoxError> {
+    let sql = page_sql(db.backend(), query);
+    let explain = match db.backend() {
+        Backend::Sqlite => format!("EXPLAIN QUERY PLAN {sql}"),
+        Backend::Postgres => format!("EXPLAIN {sql}"),
+    };
+    let rows = db.query_text(&explain).await?;
+    Ok(rows
+        .iter()
+        .map(|cols| format!("    {}", cols.last().cloned().unwrap_or_default()))
+        .collect::<Vec<_>>()
+        .join("\n"))
+}
+
+async fn measure(
+    db: &Db,
+    database: &'static str,
+    account_id: &str,
+    rows: u64,
+    repeats: usize,
+) -> Result<Vec<Row>, BoxError> {
+    let orders = [
+        Order {
+            field: SortField::CreatedAt,
+            direction: Direction::Desc,
+        },
+        Order {
+            field: SortField::Amount,
+            direction: Direction::Asc,
+        },
+    ];
+    let mut out = Vec::new();
+    for order in orders {
+        let mut first_keyset = None;
+        let mut first_offset = None;
+        for depth in DEPTHS.into_iter().filter(|&d| d < rows) {
+            // The cursor of the row just before `depth`, as a client would hold it.
+            let after = if depth == 0 {
+                None
+            } else {
+                let before = offset_page_for_benchmark(db, account_id, order, depth - 1, 1).await?;
+                let row = before.first().ok_or("no row at depth - 1")?;
+                Some(Position {
+                    key: sort_key(row, order.field),
+                    id: row.id.clone(),
+                })
+            };
+            let query = page_query(account_id, order, after);
+
+            // Correctness: the keyset page and the OFFSET page hold the same rows, in order.
+            let page = fetch(db, &query).await?;
+            let offset_rows = offset_page_for_benchmark(db, account_id, order, depth, PAGE).await?;
+            let keyset_ids: Vec<&str> = page.rows.iter().map(|r| r.id.as_str()).collect();
+            let offset_ids: Vec<&str> = offset_rows.iter().map(|r| r.id.as_str()).collect();
+            assert_eq!(
+                keyset_ids,
+                offset_ids,
+                "{database} {} depth {depth}: keyset and OFFSET pages differ",
+                order_name(order)
+            );
+            assert_eq!(keyset_ids.len() as u64, PAGE.min(rows - depth));
+            assert_eq!(page.has_previous_page, depth > 0);
+
+            if depth == DEPTHS.into_iter().filter(|&d| d < rows).max().unwrap_or(0) {
+                eprintln!(
+                    "  plan of the deepest keyset page ({}, depth {depth}):\n{}",
+                    order_name(order),
+                    explain(db, &query).await?
+                );
+            }
+
+            // Keyset: one untimed warm-up, then `repeats` timed runs.
+            fetch(db, &query).await?;
+            let mut keyset = Vec::with_capacity(repeats);
+            for _ in 0..repeats {
+                let started = Instant::now();
+                let page = fetch(db, &query).await?;
+                keyset.push(started.elapsed());
+                std::hint::black_box(page);
+            }
+            // OFFSET: same.
+            offset_page_for_benchmark(db, account_id, order, depth, PAGE).await?;
+            let mut offset = Vec::with_capacity(repeats);
+            for _ in 0..repeats {
+                let started = Instant::now();
+                let rows = offset_page_for_benchmark(db, account_id, order, depth, PAGE).await?;
+                offset.push(started.elapsed());
+                std::hint::black_box(rows);
+            }
+
+            let (keyset_median, keyset_p95) = summarize(&mut keyset);
+            let (offset_median, _) = summarize(&mut offset);
+            let base_keyset = *first_keyset.get_or_insert(keyset_median);
+            let base_offset = *first_offset.get_or_insert(offset_median);
+            let row = Row {
+                database,
+                order: order_name(order),
+                depth,
+                keyset_median,
+                keyset_p95,
+                keyset_ratio: keyset_median / base_keyset,
+                offset_median,
+                offset_ratio: offset_median / base_offset,
+            };
+            eprintln!("  {}", table_line(&row));
+            out.push(row);
+        }
+    }
+    Ok(out)
+}
+
+fn table_header() -> String {
+    "| database | order | depth | keyset median ms | keyset p95 ms | keyset ratio vs first page | offset median ms | offset ratio |\n\
+     |---|---|---:|---:|---:|---:|---:|---:|"
+        .to_string()
+}
+
+fn table_line(row: &Row) -> String {
+    format!(
+        "| {} | {} | {} | {:.3} | {:.3} | {:.2}x | {:.3} | {:.2}x |",
+        row.database,
+        row.order,
+        row.depth,
+        row.keyset_median,
+        row.keyset_p95,
+        row.keyset_ratio,
+        row.offset_median,
+        row.offset_ratio
+    )
+}
+
+async fn run(db: &Db, database: &'static str, settings: &Settings) -> Result<Vec<Row>, BoxError> {
+    let main = accounts::create(db, "bench-pages").await?.account;
+    let other = accounts::create(db, "bench-pages-other").await?.account;
+    seed(db, &main.id, &other.id, settings.rows).await?;
+    let started = Instant::now();
+    match db.backend() {
+        Backend::Sqlite => db.execute_unprepared("ANALYZE").await?,
+        Backend::Postgres => {
+            db.execute_unprepared("ANALYZE accounts, payments, payment_events")
+                .await?
+        }
+    }
+    eprintln!("  ANALYZE: {:.1} s", started.elapsed().as_secs_f64());
+    measure(db, database, &main.id, settings.rows, settings.repeats).await
+}
+
+async fn bench_sqlite(settings: &Settings) -> Result<Vec<Row>, BoxError> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("bench-pages.db");
+    let config = DbConfig {
+        url: format!("sqlite://{}?mode=rwc", path.display()),
+        schema: None,
+        max_connections: 4,
+        busy_timeout: Duration::from_secs(30),
+    };
+    eprintln!("sqlite: {}", path.display());
+    Db::migrate(&config).await?;
+    let db = Db::connect(&config).await?;
+    let result = run(&db, "SQLite", settings).await;
+    db.close().await?;
+    result
+}
+
+async fn bench_postgres(settings: &Settings) -> Result<Vec<Row>, BoxError> {
+    let schema = format!("bench_pages_{:016x}", rand::random::<u64>());
+    let config = DbConfig {
+        url: settings.postgres_url.clone(),
+        schema: Some(schema.clone()),
+        max_connections: 4,
+        busy_timeout: Duration::from_secs(30),
+    };
+    eprintln!("postgres: schema {schema}");
+    Db::migrate(&config).await?;
+    let db = Db::connect(&config).await?;
+    let result = run(&db, "PostgreSQL", settings).await;
+    let dropped = db
+        .execute_unprepared(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
+        .await;
+    db.close().await?;
+    let rows = result?;
+    dropped?;
+    Ok(rows)
+}
+
+#[tokio::main]
+async fn main() -> Result<(), BoxError> {
+    let settings = Settings::from_env()?;
+    eprintln!(
+        "pagination benchmark: {} rows, databases {:?}, {} repeats, page size {PAGE}",
+        settings.rows, settings.databases, settings.repeats
+    );
+    let mut rows = Vec::new();
+    for database in &settings.databases {
+        let result = match database.as_str() {
+            "sqlite" => bench_sqlite(&settings).await?,
+            "postgres" | "postgresql" => bench_postgres(&settings).await?,
+            other => return Err(format!("unknown database {other:?} in BENCH_DATABASES").into()),
+        };
+        rows.extend(result);
+    }
+    println!();
+    println!(
+        "Rows: {} (+{} in a second account); page size {PAGE}; {} timed runs per cell",
+        settings.rows,
+        settings.rows.div_ceil(100),
+        settings.repeats
+    );
+    println!();
+    println!("{}", table_header());
+    for row in &rows {
+        println!("{}", table_line(row));
+    }
+    Ok(())
+}

@@ -1,0 +1,208 @@
+//! The payment state machine of the contract: every allowed transition, and a typed refusal
+//! for every other (state, operation) pair. All writers decide through `next`.
+
+use super::status::PaymentStatus;
+
+/// Something that may change a payment's status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PaymentOperation {
+    /// `createPayment(confirm: true)` or `confirmPayment`.
+    Confirm,
+    ProcessorApproved,
+    ProcessorDeclined,
+    /// `cancelPayment` (PENDING only).
+    Cancel,
+    /// Expiry after reconciling with the processor.
+    Expire,
+    RefundRequested,
+    /// `fully`: the refunds now add up to the whole amount.
+    RefundSucceeded {
+        fully: bool,
+    },
+    /// `partially_refunded_before`: where to go back to.
+    RefundFailed {
+        partially_refunded_before: bool,
+    },
+}
+
+impl PaymentOperation {
+    /// The operation's name, as `extensions.operation` reports it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            PaymentOperation::Confirm => "confirm",
+            PaymentOperation::ProcessorApproved => "approve",
+            PaymentOperation::ProcessorDeclined => "decline",
+            PaymentOperation::Cancel => "cancel",
+            PaymentOperation::Expire => "expire",
+            PaymentOperation::RefundRequested => "refund",
+            PaymentOperation::RefundSucceeded { .. } => "complete a refund of",
+            PaymentOperation::RefundFailed { .. } => "fail a refund of",
+        }
+    }
+}
+
+/// A refused transition: the status it was attempted from, and the operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InvalidTransition {
+    pub from: PaymentStatus,
+    pub operation: PaymentOperation,
+}
+
+/// The status after `operation`, or the refusal.
+pub fn next(
+    from: PaymentStatus,
+    operation: PaymentOperation,
+) -> Result<PaymentStatus, InvalidTransition> {
+    use PaymentOperation as Op;
+    use PaymentStatus as S;
+    let refuse = Err(InvalidTransition { from, operation });
+    match (from, operation) {
+        (S::Pending, Op::Confirm) => Ok(S::Processing),
+        (S::Pending, Op::Cancel | Op::Expire) => Ok(S::Canceled),
+        (S::Processing, Op::ProcessorApproved) => Ok(S::Succeeded),
+        (S::Processing, Op::ProcessorDeclined) => Ok(S::Failed),
+        (S::Processing, Op::Expire) => Ok(S::Canceled),
+        (S::Succeeded | S::PartiallyRefunded, Op::RefundRequested) => Ok(S::Refunding),
+        (S::Refunding, Op::RefundSucceeded { fully: true }) => Ok(S::Refunded),
+        (S::Refunding, Op::RefundSucceeded { fully: false }) => Ok(S::PartiallyRefunded),
+        (
+            S::Refunding,
+            Op::RefundFailed {
+                partially_refunded_before: true,
+            },
+        ) => Ok(S::PartiallyRefunded),
+        (
+            S::Refunding,
+            Op::RefundFailed {
+                partially_refunded_before: false,
+            },
+        ) => Ok(S::Succeeded),
+        (
+            S::Pending,
+            Op::ProcessorApproved
+            | Op::ProcessorDeclined
+            | Op::RefundRequested
+            | Op::RefundSucceeded { .. }
+            | Op::RefundFailed { .. },
+        )
+        | (
+            S::Processing,
+            Op::Confirm
+            | Op::Cancel
+            | Op::RefundRequested
+            | Op::RefundSucceeded { .. }
+            | Op::RefundFailed { .. },
+        )
+        | (
+            S::Succeeded | S::PartiallyRefunded,
+            Op::Confirm
+            | Op::ProcessorApproved
+            | Op::ProcessorDeclined
+            | Op::Cancel
+            | Op::Expire
+            | Op::RefundSucceeded { .. }
+            | Op::RefundFailed { .. },
+        )
+        | (
+            S::Refunding,
+            Op::Confirm
+            | Op::ProcessorApproved
+            | Op::ProcessorDeclined
+            | Op::Cancel
+            | Op::Expire
+            | Op::RefundRequested,
+        )
+        | (
+            S::Failed | S::Canceled | S::Refunded,
+            Op::Confirm
+            | Op::ProcessorApproved
+            | Op::ProcessorDeclined
+            | Op::Cancel
+            | Op::Expire
+            | Op::RefundRequested
+            | Op::RefundSucceeded { .. }
+            | Op::RefundFailed { .. },
+        ) => refuse,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use PaymentOperation as Op;
+    use PaymentStatus as S;
+
+    const OPS: [Op; 10] = [
+        Op::Confirm,
+        Op::ProcessorApproved,
+        Op::ProcessorDeclined,
+        Op::Cancel,
+        Op::Expire,
+        Op::RefundRequested,
+        Op::RefundSucceeded { fully: true },
+        Op::RefundSucceeded { fully: false },
+        Op::RefundFailed {
+            partially_refunded_before: true,
+        },
+        Op::RefundFailed {
+            partially_refunded_before: false,
+        },
+    ];
+
+    #[test]
+    fn exactly_the_contract_table_is_allowed() {
+        let allowed = [
+            (S::Pending, Op::Confirm, S::Processing),
+            (S::Pending, Op::Cancel, S::Canceled),
+            (S::Pending, Op::Expire, S::Canceled),
+            (S::Processing, Op::ProcessorApproved, S::Succeeded),
+            (S::Processing, Op::ProcessorDeclined, S::Failed),
+            (S::Processing, Op::Expire, S::Canceled),
+            (S::Succeeded, Op::RefundRequested, S::Refunding),
+            (S::PartiallyRefunded, Op::RefundRequested, S::Refunding),
+            (
+                S::Refunding,
+                Op::RefundSucceeded { fully: true },
+                S::Refunded,
+            ),
+            (
+                S::Refunding,
+                Op::RefundSucceeded { fully: false },
+                S::PartiallyRefunded,
+            ),
+            (
+                S::Refunding,
+                Op::RefundFailed {
+                    partially_refunded_before: true,
+                },
+                S::PartiallyRefunded,
+            ),
+            (
+                S::Refunding,
+                Op::RefundFailed {
+                    partially_refunded_before: false,
+                },
+                S::Succeeded,
+            ),
+        ];
+        for from in S::ALL.iter().copied() {
+            for op in OPS {
+                let want = allowed
+                    .iter()
+                    .find(|(f, o, _)| *f == from && *o == op)
+                    .map(|(_, _, to)| *to);
+                match want {
+                    Some(to) => assert_eq!(next(from, op), Ok(to), "{from:?} {op:?}"),
+                    None => assert_eq!(
+                        next(from, op),
+                        Err(InvalidTransition {
+                            from,
+                            operation: op
+                        }),
+                        "{from:?} {op:?}"
+                    ),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! The `Mutation` root: money-moving operations, each idempotent by `idempotencyKey`.
+
+use async_graphql::{Context, ID, InputObject, Object, Result, SimpleObject};
+
+use super::Viewer;
+use super::objects::Payment;
+use super::scalars::Currency;
+use crate::domain::idempotency::IdempotencyKey;
+use crate::error::ApiError;
+use crate::service::payments::{CreatePayment, PaymentResult, PaymentService};
+
+#[derive(InputObject, Clone, Debug)]
+pub struct CreatePaymentInput {
+    /// In minor units (cents for USD, yen for JPY), 1 to 99,999,999.
+    pub amount: i64,
+    pub currency: Currency,
+    /// A payment source token, e.g. `tok_visa`; never a card number.
+    pub source: String,
+    pub description: Option<String>,
+    /// Charge at once (default); `false` leaves the payment PENDING for `confirmPayment`.
+    #[graphql(default = true)]
+    pub confirm: bool,
+}
+
+#[derive(SimpleObject)]
+pub struct PaymentPayload {
+    pub payment: Payment,
+    /// True when this answer is the stored outcome of an earlier request with the same key.
+    pub replayed: bool,
+}
+
+impl From<PaymentResult> for PaymentPayload {
+    fn from(result: PaymentResult) -> Self {
+        PaymentPayload {
+            payment: Payment(result.payment),
+            replayed: result.replayed,
+        }
+    }
+}
+
+fn key(idempotency_key: &str) -> Result<IdempotencyKey, ApiError> {
+    IdempotencyKey::parse(idempotency_key).map_err(ApiError::InvalidIdempotencyKey)
+}
+
+pub struct Mutation;
+
+#[Object]
+impl Mutation {
+    /// Creates a payment and, unless `confirm: false`, charges it. Retrying with the same
+    /// `idempotencyKey` never charges twice: it answers with the first outcome.
+    async fn create_payment(
+        &self,
+        ctx: &Context<'_>,
+        input: CreatePaymentInput,
+        idempotency_key: String,
+    ) -> Result<PaymentPayload> {
+        let viewer = ctx.data::<Viewer>()?;
+        let service = ctx.data::<PaymentService>()?;
+        let key = key(&idempotency_key)?;
+        let input = CreatePayment::parse(
+            input.amount,
+            input.currency.0,
+            input.source,
+            input.description,
+            input.confirm,
+        )?;
+        Ok(service
+            .create(&viewer.account_id, &key, input)
+            .await?
+            .into())
+    }
+
+    /// Charges a PENDING payment. Idempotent by `idempotencyKey`.
+    async fn confirm_payment(
+        &self,
+        ctx: &Context<'_>,
+        payment_id: ID,
+        idempotency_key: String,
+    ) -> Result<PaymentPayload> {
+        let viewer = ctx.data::<Viewer>()?;
+        let service = ctx.data::<PaymentService>()?;
+        let key = key(&idempotency_key)?;
+        Ok(service
+            .confirm(&viewer.account_id, &key, &payment_id)
+            .await?
+            .into())
+    }
+}

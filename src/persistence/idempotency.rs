@@ -1,0 +1,175 @@
+//! Idempotency keys: the claim (insert-if-absent on the primary key), take-over, release and
+//! expiry. The outcome is stored in the same transaction as the change it records (see
+//! `payment_writes`).
+
+use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+
+use super::entities::idempotency_keys;
+use super::{Db, DbError};
+use crate::domain::idempotency::KeyState;
+use crate::domain::time::Timestamp;
+
+pub use idempotency_keys::Model as IdempotencyRecord;
+
+/// Claims `(account, key)` for a request; `false` when another request claimed it first.
+pub async fn claim(
+    db: &Db,
+    account_id: &str,
+    key: &str,
+    operation: &str,
+    fingerprint: &str,
+    now: Timestamp,
+) -> Result<bool, DbError> {
+    let row = idempotency_keys::ActiveModel {
+        account_id: Set(account_id.to_string()),
+        key: Set(key.to_string()),
+        operation: Set(operation.to_string()),
+        request_hash: Set(fingerprint.to_string()),
+        state: Set(KeyState::Started.as_str().to_string()),
+        locked_at: Set(Some(now.micros())),
+        payment_id: Set(None),
+        refund_id: Set(None),
+        outcome: Set(None),
+        created_at: Set(now.micros()),
+        updated_at: Set(now.micros()),
+    };
+    let inserted = idempotency_keys::Entity::insert(row)
+        .on_conflict(
+            OnConflict::columns([
+                idempotency_keys::Column::AccountId,
+                idempotency_keys::Column::Key,
+            ])
+            .do_nothing()
+            .to_owned(),
+        )
+        .exec_without_returning(db.conn())
+        .await?;
+    Ok(inserted == 1)
+}
+
+pub async fn find(
+    db: &Db,
+    account_id: &str,
+    key: &str,
+) -> Result<Option<IdempotencyRecord>, DbError> {
+    idempotency_keys::Entity::find_by_id((account_id.to_string(), key.to_string()))
+        .one(db.conn())
+        .await
+}
+
+fn this_started_key(account_id: &str, key: &str) -> sea_orm::Condition {
+    sea_orm::Condition::all()
+        .add(idempotency_keys::Column::AccountId.eq(account_id))
+        .add(idempotency_keys::Column::Key.eq(key))
+        .add(idempotency_keys::Column::State.eq(KeyState::Started.as_str()))
+}
+
+/// Takes over a released or abandoned claim. Only one of several concurrent takers wins: the
+/// update is conditional on the `locked_at` the taker saw.
+pub async fn take_over(
+    db: &Db,
+    account_id: &str,
+    key: &str,
+    seen_locked_at: Option<i64>,
+    now: Timestamp,
+) -> Result<bool, DbError> {
+    let seen = match seen_locked_at {
+        Some(at) => idempotency_keys::Column::LockedAt.eq(at),
+        None => idempotency_keys::Column::LockedAt.is_null(),
+    };
+    let result = idempotency_keys::Entity::update_many()
+        .col_expr(
+            idempotency_keys::Column::LockedAt,
+            Expr::value(now.micros()),
+        )
+        .col_expr(
+            idempotency_keys::Column::UpdatedAt,
+            Expr::value(now.micros()),
+        )
+        .filter(this_started_key(account_id, key))
+        .filter(seen)
+        .exec(db.conn())
+        .await?;
+    Ok(result.rows_affected == 1)
+}
+
+/// Lets go of a claim after a retryable failure, keeping what it produced (the payment), so a
+/// retry with the key takes over at once and carries on with the same processor key.
+pub async fn release(db: &Db, account_id: &str, key: &str) -> Result<(), DbError> {
+    idempotency_keys::Entity::update_many()
+        .col_expr(
+            idempotency_keys::Column::LockedAt,
+            Expr::value(Option::<i64>::None),
+        )
+        .col_expr(
+            idempotency_keys::Column::UpdatedAt,
+            Expr::value(Timestamp::now().micros()),
+        )
+        .filter(this_started_key(account_id, key))
+        .exec(db.conn())
+        .await?;
+    Ok(())
+}
+
+/// Removes a claim that produced nothing (the request was refused after claiming).
+pub async fn forget(db: &Db, account_id: &str, key: &str) -> Result<(), DbError> {
+    idempotency_keys::Entity::delete_many()
+        .filter(this_started_key(account_id, key))
+        .filter(idempotency_keys::Column::PaymentId.is_null())
+        .filter(idempotency_keys::Column::RefundId.is_null())
+        .exec(db.conn())
+        .await?;
+    Ok(())
+}
+
+/// Links the payment a claimed request created to its key (inside that creation's transaction).
+pub(crate) async fn link_payment(
+    conn: &impl ConnectionTrait,
+    account_id: &str,
+    key: &str,
+    payment_id: &str,
+) -> Result<(), DbError> {
+    idempotency_keys::Entity::update_many()
+        .col_expr(idempotency_keys::Column::PaymentId, Expr::value(payment_id))
+        .filter(this_started_key(account_id, key))
+        .exec(conn)
+        .await?;
+    Ok(())
+}
+
+/// Marks a key done with its stored outcome (inside the transaction that wrote the outcome).
+pub(crate) async fn complete(
+    conn: &impl ConnectionTrait,
+    account_id: &str,
+    key: &str,
+    payment_id: &str,
+    outcome: &str,
+) -> Result<(), DbError> {
+    let now = Timestamp::now().micros();
+    idempotency_keys::Entity::update_many()
+        .col_expr(
+            idempotency_keys::Column::State,
+            Expr::value(KeyState::Done.as_str()),
+        )
+        .col_expr(idempotency_keys::Column::PaymentId, Expr::value(payment_id))
+        .col_expr(idempotency_keys::Column::Outcome, Expr::value(outcome))
+        .col_expr(
+            idempotency_keys::Column::LockedAt,
+            Expr::value(Option::<i64>::None),
+        )
+        .col_expr(idempotency_keys::Column::UpdatedAt, Expr::value(now))
+        .filter(this_started_key(account_id, key))
+        .exec(conn)
+        .await?;
+    Ok(())
+}
+
+/// Deletes keys created before `cutoff`; returns how many.
+pub async fn sweep(db: &Db, cutoff: Timestamp) -> Result<u64, DbError> {
+    let result = idempotency_keys::Entity::delete_many()
+        .filter(idempotency_keys::Column::CreatedAt.lt(cutoff.micros()))
+        .exec(db.conn())
+        .await?;
+    Ok(result.rows_affected)
+}

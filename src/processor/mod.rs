@@ -1,0 +1,83 @@
+//! Payment processors: one trait, the built-in sandbox, and the retry policy every call goes
+//! through.
+
+mod retry;
+pub mod sandbox;
+
+use std::time::Duration;
+
+pub use retry::{RetryPolicy, Retrying};
+
+/// A charge as the gateway asks for it. `idempotency_key` is the same on every attempt for one
+/// payment, and the processor de-duplicates on it.
+#[derive(Clone, Debug)]
+pub struct ChargeRequest {
+    pub idempotency_key: String,
+    pub amount: i64,
+    pub currency: String,
+    pub source: String,
+}
+
+/// What the processor made of a charge.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChargeOutcome {
+    Approved {
+        reference: String,
+    },
+    Declined {
+        reference: String,
+        code: String,
+        message: String,
+    },
+    /// Accepted; the outcome arrives later by webhook.
+    Pending {
+        reference: String,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProcessorError {
+    /// Safe to try again with the same idempotency key (connection failure, timeout, 5xx).
+    #[error("processor temporarily unavailable: {0}")]
+    Retryable(String),
+    /// Retrying cannot help.
+    #[error("processor refused the request: {0}")]
+    Fatal(String),
+}
+
+/// The one interface to a payment processor.
+#[async_trait::async_trait]
+pub trait Processor: Send + Sync + 'static {
+    async fn charge(&self, request: &ChargeRequest) -> Result<ChargeOutcome, ProcessorError>;
+
+    /// What the processor knows of a charge made with this idempotency key, if anything.
+    async fn lookup_charge(
+        &self,
+        idempotency_key: &str,
+    ) -> Result<Option<ChargeOutcome>, ProcessorError>;
+}
+
+/// Timeouts and retries for processor calls.
+#[derive(Clone, Copy, Debug)]
+pub struct CallLimits {
+    /// Longest wait for one attempt's answer.
+    pub attempt_timeout: Duration,
+    /// Longest time for all attempts of one operation together.
+    pub deadline: Duration,
+    pub max_retries: usize,
+    /// First backoff step; each retry doubles it, and the wait is drawn uniformly below it.
+    pub backoff_base: Duration,
+    pub backoff_max: Duration,
+}
+
+impl Default for CallLimits {
+    fn default() -> Self {
+        CallLimits {
+            attempt_timeout: Duration::from_secs(5),
+            deadline: Duration::from_secs(10),
+            max_retries: 3,
+            backoff_base: Duration::from_millis(100),
+            backoff_max: Duration::from_secs(2),
+        }
+    }
+}

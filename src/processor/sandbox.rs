@@ -1,0 +1,148 @@
+//! The built-in sandbox processor. Its behaviour is chosen by the payment source token (see
+//! the contract's table), and it de-duplicates durably by idempotency key: a charge repeated
+//! with the same key returns the first charge.
+
+use std::time::Duration;
+
+use super::{ChargeOutcome, ChargeRequest, Processor, ProcessorError};
+use crate::persistence::sandbox::{self, APPROVED, ATTEMPTING, DECLINED, NewOperation, PENDING};
+use crate::persistence::{Db, DbError};
+
+/// Attempts of a `tok_flaky` charge that fail before it is approved.
+const FLAKY_FAILURES: i32 = 2;
+/// How long a `tok_timeout` charge keeps its caller waiting: longer than any read timeout.
+const TIMEOUT_STALL: Duration = Duration::from_secs(3600);
+
+/// What a source token makes the sandbox do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Behaviour {
+    Approve,
+    Decline(&'static str, &'static str),
+    Pending,
+    Stall,
+    Flaky,
+}
+
+pub fn behaviour(source: &str) -> Behaviour {
+    match source {
+        "tok_visa" | "tok_mastercard" | "tok_refundFail" => Behaviour::Approve,
+        "tok_chargeDeclined" => Behaviour::Decline("card_declined", "The card was declined."),
+        "tok_insufficientFunds" => {
+            Behaviour::Decline("insufficient_funds", "The card has insufficient funds.")
+        }
+        "tok_async" => Behaviour::Pending,
+        "tok_timeout" => Behaviour::Stall,
+        "tok_flaky" => Behaviour::Flaky,
+        _ => Behaviour::Decline(
+            "invalid_source",
+            "The payment source is not a sandbox token.",
+        ),
+    }
+}
+
+/// The sandbox, keeping its records in `db`.
+#[derive(Clone, Debug)]
+pub struct Sandbox {
+    db: Db,
+}
+
+impl Sandbox {
+    pub fn new(db: Db) -> Self {
+        Self { db }
+    }
+}
+
+fn unavailable(err: DbError) -> ProcessorError {
+    ProcessorError::Retryable(format!("sandbox storage: {err}"))
+}
+
+fn outcome(op: &sandbox::SandboxOperation) -> Option<ChargeOutcome> {
+    let reference = op.reference.clone();
+    match op.status.as_str() {
+        APPROVED => Some(ChargeOutcome::Approved { reference }),
+        PENDING => Some(ChargeOutcome::Pending { reference }),
+        DECLINED => {
+            let code = op
+                .failure_code
+                .clone()
+                .unwrap_or_else(|| "card_declined".into());
+            let message = match behaviour(&op.source) {
+                Behaviour::Decline(_, message) => message.to_string(),
+                _ => "The charge was declined.".to_string(),
+            };
+            Some(ChargeOutcome::Declined {
+                reference,
+                code,
+                message,
+            })
+        }
+        _ => None,
+    }
+}
+
+#[async_trait::async_trait]
+impl Processor for Sandbox {
+    #[tracing::instrument(skip_all, fields(key = %request.idempotency_key))]
+    async fn charge(&self, request: &ChargeRequest) -> Result<ChargeOutcome, ProcessorError> {
+        let behaviour = behaviour(&request.source);
+        let (status, failure_code) = match behaviour {
+            Behaviour::Approve | Behaviour::Stall => (APPROVED, None),
+            Behaviour::Decline(code, _) => (DECLINED, Some(code)),
+            Behaviour::Pending => (PENDING, None),
+            Behaviour::Flaky => (ATTEMPTING, None),
+        };
+        let reference = format!("ch_{}", ulid::Ulid::generate());
+        let op = sandbox::record(
+            &self.db,
+            NewOperation {
+                idempotency_key: &request.idempotency_key,
+                kind: "charge",
+                reference: &reference,
+                source: &request.source,
+                amount: request.amount,
+                currency: &request.currency,
+                status,
+                failure_code,
+            },
+        )
+        .await
+        .map_err(unavailable)?;
+        if op.source != request.source || op.amount != request.amount {
+            return Err(ProcessorError::Fatal(
+                "idempotency key reused with different charge parameters".into(),
+            ));
+        }
+        if behaviour == Behaviour::Stall {
+            // Charged, but the answer never comes in time: the caller must find out by retrying
+            // or by looking the charge up.
+            tokio::time::sleep(TIMEOUT_STALL).await;
+        }
+        if op.status == ATTEMPTING {
+            let attempts = sandbox::count_attempt(&self.db, &request.idempotency_key)
+                .await
+                .map_err(unavailable)?;
+            // The first attempt was counted when the row was made.
+            if attempts <= FLAKY_FAILURES {
+                return Err(ProcessorError::Retryable(format!(
+                    "sandbox: flaky source failed attempt {attempts}"
+                )));
+            }
+            sandbox::settle(&self.db, &request.idempotency_key, APPROVED)
+                .await
+                .map_err(unavailable)?;
+            let settled = sandbox::find(&self.db, &request.idempotency_key)
+                .await
+                .map_err(unavailable)?;
+            return settled
+                .as_ref()
+                .and_then(outcome)
+                .ok_or_else(|| ProcessorError::Retryable("sandbox: charge not settled".into()));
+        }
+        outcome(&op).ok_or_else(|| ProcessorError::Retryable("sandbox: charge not settled".into()))
+    }
+
+    async fn lookup_charge(&self, key: &str) -> Result<Option<ChargeOutcome>, ProcessorError> {
+        let op = sandbox::find(&self.db, key).await.map_err(unavailable)?;
+        Ok(op.as_ref().and_then(outcome))
+    }
+}

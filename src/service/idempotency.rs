@@ -1,0 +1,104 @@
+//! The idempotency flow: claim a key, or replay its outcome, or refuse.
+
+use std::time::Duration;
+
+use crate::domain::idempotency::{Decision, IdempotencyKey, KeyState, decide};
+use crate::domain::time::Timestamp;
+use crate::error::ApiError;
+use crate::persistence::Db;
+use crate::persistence::idempotency::{self, IdempotencyRecord};
+use crate::persistence::payment_writes::payment_from_outcome;
+use crate::persistence::payments::Payment;
+
+/// How keys behave.
+#[derive(Clone, Copy, Debug)]
+pub struct IdempotencySettings {
+    /// After this long, a claim left `started` (its request crashed) may be taken over.
+    pub lock_timeout: Duration,
+    /// Keys are kept this long, then swept.
+    pub retention: Duration,
+}
+
+impl Default for IdempotencySettings {
+    fn default() -> Self {
+        IdempotencySettings {
+            lock_timeout: Duration::from_secs(60),
+            retention: Duration::from_secs(24 * 3600),
+        }
+    }
+}
+
+/// What the request that presented the key does next.
+#[derive(Debug)]
+pub enum NextAction {
+    /// This request holds the claim: execute. `record.payment_id` is set when an earlier
+    /// attempt already created the payment, which must then be carried on, not made again.
+    Execute { record: IdempotencyRecord },
+    /// The key's outcome is stored: answer with it.
+    Replay { payment: Payment },
+}
+
+/// Claims `key` for `operation` with this `fingerprint`, or says why not.
+#[tracing::instrument(skip(db, settings, fingerprint))]
+pub async fn begin(
+    db: &Db,
+    settings: &IdempotencySettings,
+    account_id: &str,
+    key: &IdempotencyKey,
+    operation: &str,
+    fingerprint: &str,
+) -> Result<NextAction, ApiError> {
+    let lock_timeout = i64::try_from(settings.lock_timeout.as_secs()).unwrap_or(i64::MAX);
+    // A few rounds cover the races: a key swept, or taken over by someone else, in between.
+    for _ in 0..4 {
+        let now = Timestamp::now();
+        if idempotency::claim(db, account_id, key.as_str(), operation, fingerprint, now).await? {
+            let record = idempotency::find(db, account_id, key.as_str())
+                .await?
+                .ok_or_else(|| ApiError::internal("claimed key vanished"))?;
+            return Ok(NextAction::Execute { record });
+        }
+        let Some(record) = idempotency::find(db, account_id, key.as_str()).await? else {
+            continue;
+        };
+        let state = KeyState::parse(&record.state)
+            .ok_or_else(|| ApiError::internal(format!("unknown key state {}", record.state)))?;
+        let locked_at = record.locked_at.map(Timestamp::from_micros);
+        match decide(
+            state,
+            &record.request_hash,
+            fingerprint,
+            locked_at,
+            now,
+            lock_timeout,
+        ) {
+            Decision::Reused => return Err(ApiError::IdempotencyKeyReused),
+            Decision::InProgress {
+                retry_after_seconds,
+            } => {
+                return Err(ApiError::RequestInProgress {
+                    retry_after_seconds,
+                });
+            }
+            Decision::Replay => {
+                let payment = record
+                    .outcome
+                    .as_deref()
+                    .and_then(payment_from_outcome)
+                    .ok_or_else(|| ApiError::internal("stored outcome unreadable"))?;
+                return Ok(NextAction::Replay { payment });
+            }
+            Decision::TakeOver => {
+                if idempotency::take_over(db, account_id, key.as_str(), record.locked_at, now)
+                    .await?
+                {
+                    tracing::info!("took over an abandoned or released claim");
+                    return Ok(NextAction::Execute { record });
+                }
+            }
+        }
+    }
+    Err(ApiError::RequestInProgress {
+        retry_after_seconds: 1,
+    })
+}

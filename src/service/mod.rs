@@ -1,0 +1,5 @@
+//! Application services: the flows that combine domain rules, persistence and the processor.
+//! No GraphQL here; resolvers call these.
+
+pub mod idempotency;
+pub mod payments;

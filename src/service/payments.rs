@@ -1,0 +1,368 @@
+//! Creating and confirming payments: idempotent, charged through the processor outside any
+//! database transaction, every status change through the state machine.
+
+use serde_json::json;
+
+use super::idempotency::{IdempotencySettings, NextAction, begin};
+use crate::domain::currency::Currency;
+use crate::domain::idempotency::{IdempotencyKey, fingerprint};
+use crate::domain::ids::{IdKind, is_id_of};
+use crate::domain::money::MinorUnits;
+use crate::domain::state_machine::{self, PaymentOperation};
+use crate::domain::status::PaymentStatus;
+use crate::domain::time::Timestamp;
+use crate::error::ApiError;
+use crate::persistence::payment_writes::{self, Changes, KeyAction, KeyRef};
+use crate::persistence::payments::{self, NewPayment, Payment};
+use crate::persistence::{Db, idempotency};
+use crate::processor::{ChargeOutcome, ChargeRequest, ProcessorError, Retrying};
+
+/// Longest source token accepted.
+pub const MAX_SOURCE_LEN: usize = 255;
+/// Longest description accepted, in characters.
+pub const MAX_DESCRIPTION_LEN: usize = 1000;
+
+/// A validated `createPayment` input.
+#[derive(Clone, Debug)]
+pub struct CreatePayment {
+    pub amount: MinorUnits,
+    pub currency: Currency,
+    pub source: String,
+    pub description: Option<String>,
+    pub confirm: bool,
+}
+
+impl CreatePayment {
+    pub fn parse(
+        amount: i64,
+        currency: Currency,
+        source: String,
+        description: Option<String>,
+        confirm: bool,
+    ) -> Result<Self, ApiError> {
+        let amount = MinorUnits::parse(amount).map_err(ApiError::InvalidAmount)?;
+        if source.is_empty()
+            || source.len() > MAX_SOURCE_LEN
+            || !source.bytes().all(|b| b.is_ascii_graphic())
+        {
+            return Err(ApiError::bad_input(
+                "input.source",
+                format!(
+                    "source must be 1 to {MAX_SOURCE_LEN} printable ASCII characters without spaces, e.g. tok_visa"
+                ),
+            ));
+        }
+        if let Some(d) = &description {
+            if d.chars().count() > MAX_DESCRIPTION_LEN || d.chars().any(char::is_control) {
+                return Err(ApiError::bad_input(
+                    "input.description",
+                    format!(
+                        "description must be at most {MAX_DESCRIPTION_LEN} characters, without control characters"
+                    ),
+                ));
+            }
+        }
+        Ok(Self {
+            amount,
+            currency,
+            source,
+            description,
+            confirm,
+        })
+    }
+
+    fn fingerprint(&self) -> String {
+        fingerprint(
+            "createPayment",
+            &json!({
+                "amount": self.amount.get(),
+                "currency": self.currency.code(),
+                "source": self.source,
+                "description": self.description,
+                "confirm": self.confirm,
+            }),
+        )
+    }
+}
+
+/// A payment as a money-moving mutation answers it.
+#[derive(Clone, Debug)]
+pub struct PaymentResult {
+    pub payment: Payment,
+    pub replayed: bool,
+}
+
+/// Bounded re-reads when a concurrent writer changes a payment under us.
+const MAX_STALE_RETRIES: usize = 8;
+
+#[derive(Clone)]
+pub struct PaymentService {
+    db: Db,
+    processor: Retrying,
+    settings: IdempotencySettings,
+}
+
+impl PaymentService {
+    pub fn new(db: Db, processor: Retrying, settings: IdempotencySettings) -> Self {
+        Self {
+            db,
+            processor,
+            settings,
+        }
+    }
+
+    pub fn settings(&self) -> &IdempotencySettings {
+        &self.settings
+    }
+
+    #[tracing::instrument(skip_all, fields(account_id))]
+    pub async fn create(
+        &self,
+        account_id: &str,
+        key: &IdempotencyKey,
+        input: CreatePayment,
+    ) -> Result<PaymentResult, ApiError> {
+        let record = match begin(
+            &self.db,
+            &self.settings,
+            account_id,
+            key,
+            "createPayment",
+            &input.fingerprint(),
+        )
+        .await?
+        {
+            NextAction::Replay { payment } => {
+                return Ok(PaymentResult {
+                    payment,
+                    replayed: true,
+                });
+            }
+            NextAction::Execute { record } => record,
+        };
+        let key_ref = KeyRef {
+            account_id,
+            key: key.as_str(),
+        };
+        let payment = match &record.payment_id {
+            Some(id) => self.reload(account_id, id).await?,
+            None => {
+                let new = NewPayment {
+                    account_id: account_id.to_string(),
+                    amount: input.amount.get(),
+                    currency: input.currency.code(),
+                    source: input.source,
+                    description: input.description,
+                    status: if input.confirm {
+                        PaymentStatus::Processing
+                    } else {
+                        PaymentStatus::Pending
+                    },
+                    created_at: Timestamp::now(),
+                };
+                payment_writes::create_for_key(&self.db, new, key_ref, !input.confirm).await?
+            }
+        };
+        if !input.confirm {
+            return Ok(PaymentResult {
+                payment,
+                replayed: false,
+            });
+        }
+        self.charge(payment, key_ref).await
+    }
+
+    #[tracing::instrument(skip_all, fields(account_id, payment_id))]
+    pub async fn confirm(
+        &self,
+        account_id: &str,
+        key: &IdempotencyKey,
+        payment_id: &str,
+    ) -> Result<PaymentResult, ApiError> {
+        if !is_id_of(IdKind::Payment, payment_id) {
+            return Err(ApiError::bad_input(
+                "paymentId",
+                "not a payment id (they start with pay_)",
+            ));
+        }
+        // Refuse unknown payments before claiming, so a wrong id leaves nothing behind.
+        self.reload(account_id, payment_id).await?;
+        let fp = fingerprint("confirmPayment", &json!({ "paymentId": payment_id }));
+        let record = match begin(
+            &self.db,
+            &self.settings,
+            account_id,
+            key,
+            "confirmPayment",
+            &fp,
+        )
+        .await?
+        {
+            NextAction::Replay { payment } => {
+                return Ok(PaymentResult {
+                    payment,
+                    replayed: true,
+                });
+            }
+            NextAction::Execute { record } => record,
+        };
+        let key_ref = KeyRef {
+            account_id,
+            key: key.as_str(),
+        };
+        if record.payment_id.is_some() {
+            // An earlier attempt confirmed it and then lost the processor: carry on.
+            let payment = self.reload(account_id, payment_id).await?;
+            return self.charge(payment, key_ref).await;
+        }
+        let mut payment = self.reload(account_id, payment_id).await?;
+        for _ in 0..MAX_STALE_RETRIES {
+            let status = stored_status(&payment)?;
+            let to = match state_machine::next(status, PaymentOperation::Confirm) {
+                Ok(to) => to,
+                Err(refused) => {
+                    idempotency::forget(&self.db, account_id, key.as_str()).await?;
+                    return Err(ApiError::InvalidStateTransition {
+                        from: refused.from.as_str().to_string(),
+                        operation: refused.operation.name().to_string(),
+                    });
+                }
+            };
+            match payment_writes::transition(
+                &self.db,
+                &payment,
+                to,
+                "confirmed",
+                Changes::default(),
+                KeyAction::Link(key_ref),
+            )
+            .await?
+            {
+                Ok(processing) => return self.charge(processing, key_ref).await,
+                Err(_stale) => payment = self.reload(account_id, payment_id).await?,
+            }
+        }
+        idempotency::release(&self.db, account_id, key.as_str()).await?;
+        Err(ApiError::RequestInProgress {
+            retry_after_seconds: 1,
+        })
+    }
+
+    async fn reload(&self, account_id: &str, id: &str) -> Result<Payment, ApiError> {
+        payments::find_payment(&self.db, account_id, id)
+            .await?
+            .ok_or_else(|| ApiError::bad_input("paymentId", "no payment with this id"))
+    }
+
+    /// Charges a PROCESSING payment with its own processor key, then records the outcome and
+    /// completes the idempotency key in one transaction. The processor call happens outside
+    /// any transaction.
+    async fn charge(&self, payment: Payment, key: KeyRef<'_>) -> Result<PaymentResult, ApiError> {
+        if stored_status(&payment)? != PaymentStatus::Processing {
+            // Settled meanwhile (by a webhook, say): that is the outcome.
+            payment_writes::complete_key(&self.db, &payment, key).await?;
+            return Ok(PaymentResult {
+                payment,
+                replayed: false,
+            });
+        }
+        let request = ChargeRequest {
+            idempotency_key: payment.processor_key.clone(),
+            amount: payment.amount,
+            currency: payment.currency.clone(),
+            source: payment.source.clone(),
+        };
+        let outcome = match self.processor.charge(&request).await {
+            Ok(outcome) => outcome,
+            Err(err) => {
+                idempotency::release(&self.db, key.account_id, key.key).await?;
+                return Err(match err {
+                    ProcessorError::Retryable(reason) => {
+                        tracing::warn!(%reason, "processor unavailable; claim released");
+                        ApiError::ProcessorUnavailable
+                    }
+                    ProcessorError::Fatal(reason) => ApiError::internal(reason),
+                });
+            }
+        };
+        let (operation, changes, reason) = match outcome {
+            ChargeOutcome::Approved { reference } => (
+                PaymentOperation::ProcessorApproved,
+                Changes {
+                    processor_ref: Some(reference),
+                    ..Changes::default()
+                },
+                "approved by the processor",
+            ),
+            ChargeOutcome::Declined {
+                reference,
+                code,
+                message,
+            } => (
+                PaymentOperation::ProcessorDeclined,
+                Changes {
+                    processor_ref: Some(reference),
+                    failure_code: Some(code),
+                    failure_message: Some(message),
+                },
+                "declined by the processor",
+            ),
+            ChargeOutcome::Pending { .. } => {
+                // Accepted; the webhook settles it. The key's outcome is the PROCESSING payment.
+                payment_writes::complete_key(&self.db, &payment, key).await?;
+                return Ok(PaymentResult {
+                    payment,
+                    replayed: false,
+                });
+            }
+        };
+        self.settle(payment, operation, changes, reason, key).await
+    }
+
+    async fn settle(
+        &self,
+        mut payment: Payment,
+        operation: PaymentOperation,
+        changes: Changes,
+        reason: &str,
+        key: KeyRef<'_>,
+    ) -> Result<PaymentResult, ApiError> {
+        for _ in 0..MAX_STALE_RETRIES {
+            let Ok(to) = state_machine::next(stored_status(&payment)?, operation) else {
+                // Someone else settled it first; the payment as it stands is the outcome.
+                payment_writes::complete_key(&self.db, &payment, key).await?;
+                return Ok(PaymentResult {
+                    payment,
+                    replayed: false,
+                });
+            };
+            match payment_writes::transition(
+                &self.db,
+                &payment,
+                to,
+                reason,
+                changes.clone(),
+                KeyAction::Complete(key),
+            )
+            .await?
+            {
+                Ok(settled) => {
+                    return Ok(PaymentResult {
+                        payment: settled,
+                        replayed: false,
+                    });
+                }
+                Err(_stale) => payment = self.reload(key.account_id, &payment.id).await?,
+            }
+        }
+        idempotency::release(&self.db, key.account_id, key.key).await?;
+        Err(ApiError::RequestInProgress {
+            retry_after_seconds: 1,
+        })
+    }
+}
+
+fn stored_status(payment: &Payment) -> Result<PaymentStatus, ApiError> {
+    PaymentStatus::parse(&payment.status)
+        .ok_or_else(|| ApiError::internal("unknown stored payment status"))
+}
