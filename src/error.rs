@@ -202,18 +202,31 @@ impl Extension for ErrorCodes {
             errors
                 .into_iter()
                 .map(|err| {
-                    let code = if err.message.contains("too complex")
-                        || err.message.contains("nested too deep")
-                    {
-                        codes::QUERY_TOO_COMPLEX
-                    } else {
-                        codes::GRAPHQL_VALIDATION_FAILED
-                    };
+                    let code = validation_code(&err.message);
                     with_code(err, code)
                 })
                 .collect()
         })
     }
+}
+
+/// Validation failures keep the contract's specific codes where one applies: limits, amounts
+/// that are not integers, and values a custom scalar refuses.
+fn validation_code(message: &str) -> &'static str {
+    if message.contains("too complex") || message.contains("nested too deep") {
+        return codes::QUERY_TOO_COMPLEX;
+    }
+    if let Some(rest) = message.strip_prefix("Invalid value for argument \"") {
+        let argument = rest.split('"').next().unwrap_or_default();
+        let last = argument.rsplit('.').next().unwrap_or_default();
+        if last == "amount" {
+            return codes::INVALID_AMOUNT;
+        }
+        if message.ends_with("expected type \"Currency\"") {
+            return codes::INVALID_CURRENCY;
+        }
+    }
+    codes::GRAPHQL_VALIDATION_FAILED
 }
 
 fn code_of(err: &ServerError) -> Option<&Value> {

@@ -28,8 +28,9 @@ pub struct NewOperation<'a> {
     pub failure_code: Option<&'a str>,
 }
 
-/// Records the operation unless one with its key exists; returns the stored one either way.
-pub async fn record(db: &Db, op: NewOperation<'_>) -> Result<SandboxOperation, DbError> {
+/// Records the operation unless one with its key exists; returns the stored one either way,
+/// and whether this call recorded it.
+pub async fn record(db: &Db, op: NewOperation<'_>) -> Result<(SandboxOperation, bool), DbError> {
     let row = sandbox_operations::ActiveModel {
         idempotency_key: Set(op.idempotency_key.to_string()),
         kind: Set(op.kind.to_string()),
@@ -42,7 +43,7 @@ pub async fn record(db: &Db, op: NewOperation<'_>) -> Result<SandboxOperation, D
         attempts: Set(1),
         created_at: Set(Timestamp::now().micros()),
     };
-    sandbox_operations::Entity::insert(row)
+    let inserted = sandbox_operations::Entity::insert(row)
         .on_conflict(
             OnConflict::column(sandbox_operations::Column::IdempotencyKey)
                 .do_nothing()
@@ -50,9 +51,10 @@ pub async fn record(db: &Db, op: NewOperation<'_>) -> Result<SandboxOperation, D
         )
         .exec_without_returning(db.conn())
         .await?;
-    find(db, op.idempotency_key)
+    let stored = find(db, op.idempotency_key)
         .await?
-        .ok_or_else(|| DbError::RecordNotFound("sandbox operation just recorded".into()))
+        .ok_or_else(|| DbError::RecordNotFound("sandbox operation just recorded".into()))?;
+    Ok((stored, inserted == 1))
 }
 
 pub async fn find(db: &Db, idempotency_key: &str) -> Result<Option<SandboxOperation>, DbError> {

@@ -92,7 +92,7 @@ impl Processor for Sandbox {
             Behaviour::Flaky => (ATTEMPTING, None),
         };
         let reference = format!("ch_{}", ulid::Ulid::generate());
-        let op = sandbox::record(
+        let (op, first_attempt) = sandbox::record(
             &self.db,
             NewOperation {
                 idempotency_key: &request.idempotency_key,
@@ -118,10 +118,14 @@ impl Processor for Sandbox {
             tokio::time::sleep(TIMEOUT_STALL).await;
         }
         if op.status == ATTEMPTING {
-            let attempts = sandbox::count_attempt(&self.db, &request.idempotency_key)
-                .await
-                .map_err(unavailable)?;
             // The first attempt was counted when the row was made.
+            let attempts = if first_attempt {
+                op.attempts
+            } else {
+                sandbox::count_attempt(&self.db, &request.idempotency_key)
+                    .await
+                    .map_err(unavailable)?
+            };
             if attempts <= FLAKY_FAILURES {
                 return Err(ProcessorError::Retryable(format!(
                     "sandbox: flaky source failed attempt {attempts}"

@@ -52,15 +52,15 @@ impl CreatePayment {
                 ),
             ));
         }
-        if let Some(d) = &description {
-            if d.chars().count() > MAX_DESCRIPTION_LEN || d.chars().any(char::is_control) {
-                return Err(ApiError::bad_input(
-                    "input.description",
-                    format!(
-                        "description must be at most {MAX_DESCRIPTION_LEN} characters, without control characters"
-                    ),
-                ));
-            }
+        let bad_description =
+            |d: &String| d.chars().count() > MAX_DESCRIPTION_LEN || d.chars().any(char::is_control);
+        if description.as_ref().is_some_and(bad_description) {
+            return Err(ApiError::bad_input(
+                "input.description",
+                format!(
+                    "description must be at most {MAX_DESCRIPTION_LEN} characters, without control characters"
+                ),
+            ));
         }
         Ok(Self {
             amount,

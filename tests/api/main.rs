@@ -10,6 +10,7 @@ mod health;
 mod nodes;
 mod pagination;
 mod pagination_props;
+mod payments;
 mod persistence;
 mod playground;
 mod schema;
