@@ -86,6 +86,48 @@ struct Row {
     offset_ratio: f64,
 }
 
+/// A control line: the keyset page just after the first row (depth 1), which pays for a cursor
+/// (the `hasPreviousPage` probe) but not for depth. Not part of the main table or its ratios.
+struct Control {
+    database: &'static str,
+    order: &'static str,
+    keyset_median: f64,
+    keyset_p95: f64,
+    keyset_ratio: f64,
+}
+
+/// One untimed warm-up run of `fetch`, then `repeats` timed runs.
+async fn time_keyset(
+    db: &Db,
+    query: &PageQuery,
+    repeats: usize,
+) -> Result<Vec<Duration>, BoxError> {
+    fetch(db, query).await?;
+    let mut samples = Vec::with_capacity(repeats);
+    for _ in 0..repeats {
+        let started = Instant::now();
+        let page = fetch(db, query).await?;
+        samples.push(started.elapsed());
+        std::hint::black_box(page);
+    }
+    Ok(samples)
+}
+
+/// The cursor of the row at `offset`, as a client would hold it.
+async fn cursor_at(
+    db: &Db,
+    account_id: &str,
+    order: Order,
+    offset: u64,
+) -> Result<Position, BoxError> {
+    let rows = offset_page_for_benchmark(db, account_id, order, offset, 1).await?;
+    let row = rows.first().ok_or("no row at that offset")?;
+    Ok(Position {
+        key: sort_key(row, order.field),
+        id: row.id.clone(),
+    })
+}
+
 /// Median and nearest-rank p95 of the samples, in milliseconds.
 fn summarize(samples: &mut [Duration]) -> (f64, f64) {
     samples.sort();
@@ -187,7 +229,7 @@ async fn measure(
     account_id: &str,
     rows: u64,
     repeats: usize,
-) -> Result<Vec<Row>, BoxError> {
+) -> Result<(Vec<Row>, Vec<Control>), BoxError> {
     let orders = [
         Order {
             field: SortField::CreatedAt,
@@ -199,6 +241,7 @@ async fn measure(
         },
     ];
     let mut out = Vec::new();
+    let mut controls = Vec::new();
     for order in orders {
         let mut first_keyset = None;
         let mut first_offset = None;
@@ -207,12 +250,7 @@ async fn measure(
             let after = if depth == 0 {
                 None
             } else {
-                let before = offset_page_for_benchmark(db, account_id, order, depth - 1, 1).await?;
-                let row = before.first().ok_or("no row at depth - 1")?;
-                Some(Position {
-                    key: sort_key(row, order.field),
-                    id: row.id.clone(),
-                })
+                Some(cursor_at(db, account_id, order, depth - 1).await?)
             };
             let query = page_query(account_id, order, after);
 
@@ -239,14 +277,7 @@ async fn measure(
             }
 
             // Keyset: one untimed warm-up, then `repeats` timed runs.
-            fetch(db, &query).await?;
-            let mut keyset = Vec::with_capacity(repeats);
-            for _ in 0..repeats {
-                let started = Instant::now();
-                let page = fetch(db, &query).await?;
-                keyset.push(started.elapsed());
-                std::hint::black_box(page);
-            }
+            let mut keyset = time_keyset(db, &query, repeats).await?;
             // OFFSET: same.
             offset_page_for_benchmark(db, account_id, order, depth, PAGE).await?;
             let mut offset = Vec::with_capacity(repeats);
@@ -274,8 +305,54 @@ async fn measure(
             eprintln!("  {}", table_line(&row));
             out.push(row);
         }
+
+        // Control: a cursor page at depth 1, to tell the cost of having a cursor from the
+        // cost of depth.
+        if rows > 1 {
+            let query = page_query(
+                account_id,
+                order,
+                Some(cursor_at(db, account_id, order, 0).await?),
+            );
+            let page = fetch(db, &query).await?;
+            let offset_rows = offset_page_for_benchmark(db, account_id, order, 1, PAGE).await?;
+            assert!(
+                page.rows
+                    .iter()
+                    .map(|r| &r.id)
+                    .eq(offset_rows.iter().map(|r| &r.id))
+            );
+            let (keyset_median, keyset_p95) =
+                summarize(&mut time_keyset(db, &query, repeats).await?);
+            let control = Control {
+                database,
+                order: order_name(order),
+                keyset_median,
+                keyset_p95,
+                keyset_ratio: keyset_median / first_keyset.unwrap_or(keyset_median),
+            };
+            eprintln!("  {}", control_line(&control));
+            controls.push(control);
+        }
     }
-    Ok(out)
+    Ok((out, controls))
+}
+
+fn control_header() -> String {
+    "| database | order | depth | keyset median ms | keyset p95 ms | keyset ratio vs first page |\n\
+     |---|---|---:|---:|---:|---:|"
+        .to_string()
+}
+
+fn control_line(control: &Control) -> String {
+    format!(
+        "| {} | {} | 1 | {:.3} | {:.3} | {:.2}x |",
+        control.database,
+        control.order,
+        control.keyset_median,
+        control.keyset_p95,
+        control.keyset_ratio
+    )
 }
 
 fn table_header() -> String {
@@ -298,7 +375,11 @@ fn table_line(row: &Row) -> String {
     )
 }
 
-async fn run(db: &Db, database: &'static str, settings: &Settings) -> Result<Vec<Row>, BoxError> {
+async fn run(
+    db: &Db,
+    database: &'static str,
+    settings: &Settings,
+) -> Result<(Vec<Row>, Vec<Control>), BoxError> {
     let main = accounts::create(db, "bench-pages").await?.account;
     let other = accounts::create(db, "bench-pages-other").await?.account;
     seed(db, &main.id, &other.id, settings.rows).await?;
@@ -314,7 +395,7 @@ async fn run(db: &Db, database: &'static str, settings: &Settings) -> Result<Vec
     measure(db, database, &main.id, settings.rows, settings.repeats).await
 }
 
-async fn bench_sqlite(settings: &Settings) -> Result<Vec<Row>, BoxError> {
+async fn bench_sqlite(settings: &Settings) -> Result<(Vec<Row>, Vec<Control>), BoxError> {
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("bench-pages.db");
     let config = DbConfig {
@@ -331,7 +412,7 @@ async fn bench_sqlite(settings: &Settings) -> Result<Vec<Row>, BoxError> {
     result
 }
 
-async fn bench_postgres(settings: &Settings) -> Result<Vec<Row>, BoxError> {
+async fn bench_postgres(settings: &Settings) -> Result<(Vec<Row>, Vec<Control>), BoxError> {
     let schema = format!("bench_pages_{:016x}", rand::random::<u64>());
     let config = DbConfig {
         url: settings.postgres_url.clone(),
@@ -347,9 +428,9 @@ async fn bench_postgres(settings: &Settings) -> Result<Vec<Row>, BoxError> {
         .execute_unprepared(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
         .await;
     db.close().await?;
-    let rows = result?;
+    let measured = result?;
     dropped?;
-    Ok(rows)
+    Ok(measured)
 }
 
 #[tokio::main]
@@ -360,13 +441,15 @@ async fn main() -> Result<(), BoxError> {
         settings.rows, settings.databases, settings.repeats
     );
     let mut rows = Vec::new();
+    let mut controls = Vec::new();
     for database in &settings.databases {
         let result = match database.as_str() {
             "sqlite" => bench_sqlite(&settings).await?,
             "postgres" | "postgresql" => bench_postgres(&settings).await?,
             other => return Err(format!("unknown database {other:?} in BENCH_DATABASES").into()),
         };
-        rows.extend(result);
+        rows.extend(result.0);
+        controls.extend(result.1);
     }
     println!();
     println!(
@@ -379,6 +462,16 @@ async fn main() -> Result<(), BoxError> {
     println!("{}", table_header());
     for row in &rows {
         println!("{}", table_line(row));
+    }
+    println!();
+    println!(
+        "Control (not part of the table above): the keyset page after the first row, which runs the \
+         same two statements as any cursor page (the page and the hasPreviousPage probe) at no depth"
+    );
+    println!();
+    println!("{}", control_header());
+    for control in &controls {
+        println!("{}", control_line(control));
     }
     Ok(())
 }

@@ -9,6 +9,7 @@ use clap::Args;
 use crate::persistence::DbConfig;
 use crate::processor::CallLimits;
 use crate::service::idempotency::IdempotencySettings;
+use crate::service::reconcile::ReconcileSettings;
 
 /// Where the database is.
 #[derive(Args, Clone, Debug)]
@@ -108,6 +109,23 @@ pub struct ServeArgs {
     /// the wait is drawn uniformly below the step).
     #[arg(long, env = "PROCESSOR_BACKOFF_BASE_MS", default_value_t = 100)]
     pub processor_backoff_base_ms: u64,
+
+    /// Secret that processor webhooks are signed with (HMAC-SHA256). Default: one generated
+    /// on first start and kept in the database, which the built-in sandbox also uses.
+    #[arg(long, env = "PROCESSOR_WEBHOOK_SECRET", hide_env_values = true)]
+    pub webhook_secret: Option<String>,
+
+    /// How long the built-in sandbox waits before sending a webhook, in milliseconds.
+    #[arg(long, env = "SANDBOX_WEBHOOK_DELAY_MS", default_value_t = 1_000)]
+    pub sandbox_webhook_delay_ms: u64,
+
+    /// Seconds after which a PENDING (never confirmed) payment is canceled.
+    #[arg(long, env = "GRAPHPAY_PENDING_TTL_SECS", default_value_t = 86_400)]
+    pub pending_ttl_secs: u64,
+
+    /// Seconds after which a PROCESSING payment is looked up at the processor and resolved.
+    #[arg(long, env = "GRAPHPAY_PROCESSING_DEADLINE_SECS", default_value_t = 600)]
+    pub processing_deadline_secs: u64,
 }
 
 /// The typed configuration the server runs with.
@@ -122,6 +140,9 @@ pub struct Config {
     pub idempotency: IdempotencySettings,
     pub sweep_interval: Duration,
     pub processor_limits: CallLimits,
+    pub webhook_secret: Option<String>,
+    pub sandbox_webhook_delay: Duration,
+    pub reconcile: ReconcileSettings,
 }
 
 impl From<ServeArgs> for Config {
@@ -145,6 +166,12 @@ impl From<ServeArgs> for Config {
                 backoff_base: Duration::from_millis(args.processor_backoff_base_ms.max(1)),
                 ..CallLimits::default()
             },
+            webhook_secret: args.webhook_secret.filter(|s| !s.is_empty()),
+            sandbox_webhook_delay: Duration::from_millis(args.sandbox_webhook_delay_ms),
+            reconcile: ReconcileSettings {
+                pending_ttl: Duration::from_secs(args.pending_ttl_secs),
+                processing_deadline: Duration::from_secs(args.processing_deadline_secs),
+            },
         }
     }
 }
@@ -162,6 +189,12 @@ impl Config {
             idempotency: IdempotencySettings::default(),
             sweep_interval: Duration::from_secs(60),
             processor_limits: CallLimits::default(),
+            webhook_secret: None,
+            sandbox_webhook_delay: Duration::from_secs(1),
+            reconcile: ReconcileSettings {
+                pending_ttl: Duration::from_secs(86_400),
+                processing_deadline: Duration::from_secs(600),
+            },
         }
     }
 }

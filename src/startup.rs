@@ -2,32 +2,37 @@
 //! until told to stop, then finish the requests in flight.
 
 use std::future::Future;
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::net::TcpListener;
+use tokio::sync::watch;
 
 use crate::config::Config;
 use crate::domain::cursor::CursorCodec;
 use crate::domain::time::Timestamp;
 use crate::http::{self, AppState, PlaygroundPage};
-use crate::persistence::idempotency;
-use crate::persistence::{Db, DbError, accounts, settings};
+use crate::persistence::{Db, DbError, accounts, idempotency, settings};
 use crate::processor::sandbox::Sandbox;
+use crate::processor::webhooks::WebhookTarget;
 use crate::processor::{Processor, Retrying};
 use crate::service::idempotency::IdempotencySettings;
 use crate::service::payments::PaymentService;
+use crate::service::reconcile::ReconcileSettings;
+use crate::{graphql, graphql::Limits};
 
 /// The setting that holds the key cursors are signed with: made on first start, shared by
 /// every instance on the database, so cursors survive restarts and cross instances.
 const CURSOR_SECRET: &str = "cursor_hmac_key";
+/// The setting that holds the webhook signing secret when none is configured.
+const WEBHOOK_SECRET: &str = "processor_webhook_secret";
 
 fn random_secret() -> String {
     let mut bytes = [0u8; 32];
     rand::RngCore::fill_bytes(&mut rand::rng(), &mut bytes);
     hex::encode(bytes)
 }
-use crate::{graphql, graphql::Limits};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -49,7 +54,21 @@ pub struct Application {
     db: Db,
     /// Set when this start created the demo account: its id and API key.
     pub demo: Option<(String, String)>,
-    sweeper: Sweeper,
+    housekeeper: Housekeeper,
+}
+
+/// Where the gateway itself can be reached from this machine (for the built-in sandbox's
+/// webhooks): a wildcard listen address becomes loopback.
+fn reachable(addr: SocketAddr) -> SocketAddr {
+    match addr.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => {
+            SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), addr.port())
+        }
+        IpAddr::V6(ip) if ip.is_unspecified() => {
+            SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), addr.port())
+        }
+        _ => addr,
+    }
 }
 
 impl Application {
@@ -62,26 +81,6 @@ impl Application {
         } else {
             None
         };
-        let limits = Limits {
-            max_depth: config.max_query_depth,
-            max_complexity: config.max_query_complexity,
-        };
-        let cursor_secret = settings::get_or_insert(&db, CURSOR_SECRET, random_secret).await?;
-        let cursors = CursorCodec::new(cursor_secret.as_bytes());
-        let processor: Arc<dyn Processor> = Arc::new(Sandbox::new(db.clone()));
-        let payments = PaymentService::new(
-            db.clone(),
-            Retrying::new(processor, config.processor_limits),
-            config.idempotency,
-        );
-        let state = AppState {
-            db: db.clone(),
-            schema: graphql::build(db.clone(), cursors, payments, limits),
-            playground: Arc::new(PlaygroundPage::new(
-                demo.as_ref().map(|(_, key)| key.as_str()),
-            )),
-            request_timeout: config.request_timeout,
-        };
         let listener =
             TcpListener::bind(config.listen)
                 .await
@@ -89,16 +88,67 @@ impl Application {
                     addr: config.listen,
                     source,
                 })?;
+        let local = listener.local_addr().map_err(|source| StartupError::Bind {
+            addr: config.listen,
+            source,
+        })?;
+
+        let cursor_secret = settings::get_or_insert(&db, CURSOR_SECRET, random_secret).await?;
+        let webhook_secret = match &config.webhook_secret {
+            Some(secret) => secret.clone(),
+            None => settings::get_or_insert(&db, WEBHOOK_SECRET, random_secret).await?,
+        };
+        let webhooks = WebhookTarget {
+            url: format!("http://{}/webhooks/processor", reachable(local)),
+            secret: webhook_secret.as_bytes().to_vec(),
+            delay: config.sandbox_webhook_delay,
+        };
+        let processor: Arc<dyn Processor> = Arc::new(Sandbox::new(db.clone(), Some(webhooks)));
+        let payments = PaymentService::new(
+            db.clone(),
+            Retrying::new(processor, config.processor_limits),
+            config.idempotency,
+        );
+        let limits = Limits {
+            max_depth: config.max_query_depth,
+            max_complexity: config.max_query_complexity,
+        };
+        let state = AppState {
+            db: db.clone(),
+            schema: graphql::build(
+                db.clone(),
+                CursorCodec::new(cursor_secret.as_bytes()),
+                payments.clone(),
+                limits,
+            ),
+            playground: Arc::new(PlaygroundPage::new(
+                demo.as_ref().map(|(_, key)| key.as_str()),
+            )),
+            request_timeout: config.request_timeout,
+            webhook_secret: Arc::from(webhook_secret.into_bytes()),
+        };
         Ok(Self {
             listener,
             router: http::router(state),
             db,
             demo,
-            sweeper: Sweeper {
+            housekeeper: Housekeeper {
                 interval: config.sweep_interval,
                 idempotency: config.idempotency,
+                reconcile: config.reconcile,
+                payments,
             },
         })
+    }
+
+    /// The gateway's own database pool (its statement count shows how many queries it ran).
+    pub fn db(&self) -> Db {
+        self.db.clone()
+    }
+
+    /// The payment service the gateway runs with.
+    pub fn payments(&self) -> PaymentService {
+        self.housekeeper.payments.clone()
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -113,31 +163,33 @@ impl Application {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), StartupError> {
-        let (stop_sweeper, stopped) = tokio::sync::watch::channel(false);
-        let sweeper = tokio::spawn(self.sweeper.run(self.db.clone(), stopped));
+        let (stop, stopped) = watch::channel(false);
+        let housekeeper = tokio::spawn(self.housekeeper.run(self.db.clone(), stopped));
         let served = axum::serve(self.listener, self.router)
             .with_graceful_shutdown(shutdown)
             .await
             .map_err(StartupError::Serve);
-        let _ = stop_sweeper.send(true);
-        let _ = sweeper.await;
-        served?;
+        let _ = stop.send(true);
+        let _ = housekeeper.await;
         if let Err(err) = self.db.close().await {
             tracing::warn!(error = %err, "closing the database pool failed");
         }
-        Ok(())
+        served
     }
 }
 
-/// Background housekeeping: removes idempotency keys past their retention.
-#[derive(Clone, Copy, Debug)]
-struct Sweeper {
-    interval: std::time::Duration,
+/// Background work on a timer: expired idempotency keys are removed, and payments stuck in
+/// PENDING or PROCESSING are reconciled.
+#[derive(Clone)]
+struct Housekeeper {
+    interval: Duration,
     idempotency: IdempotencySettings,
+    reconcile: ReconcileSettings,
+    payments: PaymentService,
 }
 
-impl Sweeper {
-    async fn run(self, db: Db, mut stop: tokio::sync::watch::Receiver<bool>) {
+impl Housekeeper {
+    async fn run(self, db: Db, mut stop: watch::Receiver<bool>) {
         let mut ticks = tokio::time::interval(self.interval);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -146,11 +198,21 @@ impl Sweeper {
                 _ = stop.changed() => return,
             }
             let retention = i64::try_from(self.idempotency.retention.as_secs()).unwrap_or(i64::MAX);
-            let cutoff = Timestamp::now().plus_seconds(-retention);
-            match idempotency::sweep(&db, cutoff).await {
+            match idempotency::sweep(&db, Timestamp::now().plus_seconds(-retention)).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(removed = n, "swept expired idempotency keys"),
                 Err(err) => tracing::warn!(error = %err, "idempotency sweep failed"),
+            }
+            match self.payments.reconcile(self.reconcile).await {
+                Ok(report) if report.expired + report.resolved > 0 => {
+                    tracing::info!(
+                        expired = report.expired,
+                        resolved = report.resolved,
+                        "reconciled payments"
+                    )
+                }
+                Ok(_) => {}
+                Err(err) => tracing::warn!(error = ?err, "reconciliation failed"),
             }
         }
     }
@@ -172,7 +234,8 @@ pub async fn serve(config: Config) -> Result<(), StartupError> {
     Ok(())
 }
 
-async fn shutdown_signal() {
+/// Completes on SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
     let ctrl_c = async {
         if let Err(err) = tokio::signal::ctrl_c().await {
             tracing::error!(error = %err, "cannot listen for SIGINT");

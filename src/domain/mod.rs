@@ -11,3 +11,4 @@ pub mod paging;
 pub mod state_machine;
 pub mod status;
 pub mod time;
+pub mod webhook;

@@ -53,10 +53,14 @@ pub fn request_for(
     db: &Db,
     account_id: String,
 ) -> async_graphql::Request {
+    // A short gathering window, so that all the loads a page of up to 100 nodes triggers at
+    // one depth land in one batch; batches stay within SQL parameter limits.
     let loader = DataLoader::new(
         loaders::AccountLoader::new(db.clone(), account_id.clone()),
         tokio::spawn,
-    );
+    )
+    .delay(std::time::Duration::from_millis(5))
+    .max_batch_size(500);
     request.data(Viewer { account_id }).data(loader)
 }
 

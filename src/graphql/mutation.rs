@@ -3,11 +3,12 @@
 use async_graphql::{Context, ID, InputObject, Object, Result, SimpleObject};
 
 use super::Viewer;
-use super::objects::Payment;
+use super::objects::{Payment, Refund};
 use super::scalars::Currency;
 use crate::domain::idempotency::IdempotencyKey;
 use crate::error::ApiError;
 use crate::service::payments::{CreatePayment, PaymentResult, PaymentService};
+use crate::service::refunds::{RefundInput, RefundResult};
 
 #[derive(InputObject, Clone, Debug)]
 pub struct CreatePaymentInput {
@@ -32,6 +33,32 @@ pub struct PaymentPayload {
 impl From<PaymentResult> for PaymentPayload {
     fn from(result: PaymentResult) -> Self {
         PaymentPayload {
+            payment: Payment(result.payment),
+            replayed: result.replayed,
+        }
+    }
+}
+
+#[derive(InputObject, Clone, Debug)]
+pub struct RefundPaymentInput {
+    pub payment_id: ID,
+    /// In minor units; null refunds everything still refundable.
+    pub amount: Option<i64>,
+    pub reason: Option<String>,
+}
+
+#[derive(SimpleObject)]
+pub struct RefundPayload {
+    pub refund: Refund,
+    pub payment: Payment,
+    /// True when this answer is the stored outcome of an earlier request with the same key.
+    pub replayed: bool,
+}
+
+impl From<RefundResult> for RefundPayload {
+    fn from(result: RefundResult) -> Self {
+        RefundPayload {
+            refund: Refund(result.refund),
             payment: Payment(result.payment),
             replayed: result.replayed,
         }
@@ -82,6 +109,34 @@ impl Mutation {
         let key = key(&idempotency_key)?;
         Ok(service
             .confirm(&viewer.account_id, &key, &payment_id)
+            .await?
+            .into())
+    }
+
+    /// Cancels a PENDING payment. Cancelling a CANCELED payment returns it unchanged.
+    async fn cancel_payment(&self, ctx: &Context<'_>, payment_id: ID) -> Result<PaymentPayload> {
+        let viewer = ctx.data::<Viewer>()?;
+        let service = ctx.data::<PaymentService>()?;
+        Ok(service
+            .cancel(&viewer.account_id, &payment_id)
+            .await?
+            .into())
+    }
+
+    /// Refunds part or all of a SUCCEEDED or PARTIALLY_REFUNDED payment. Idempotent by
+    /// `idempotencyKey`; the payment is REFUNDING while the refund is in flight.
+    async fn refund_payment(
+        &self,
+        ctx: &Context<'_>,
+        input: RefundPaymentInput,
+        idempotency_key: String,
+    ) -> Result<RefundPayload> {
+        let viewer = ctx.data::<Viewer>()?;
+        let service = ctx.data::<PaymentService>()?;
+        let key = key(&idempotency_key)?;
+        let input = RefundInput::parse(input.payment_id.to_string(), input.amount, input.reason)?;
+        Ok(service
+            .refund(&viewer.account_id, &key, input)
             .await?
             .into())
     }

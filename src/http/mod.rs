@@ -4,13 +4,14 @@ mod auth;
 mod graphql;
 mod health;
 mod playground;
+mod webhooks;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
 use axum::http::{HeaderName, Request};
-use axum::routing::get;
+use axum::routing::{get, post};
 use tower::ServiceBuilder;
 use tower_http::request_id::{
     MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
@@ -30,6 +31,8 @@ pub struct AppState {
     pub schema: AppSchema,
     pub playground: Arc<PlaygroundPage>,
     pub request_timeout: Duration,
+    /// What processor webhooks are signed with.
+    pub webhook_secret: Arc<[u8]>,
 }
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -68,6 +71,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/graphql", get(playground::page).post(graphql::execute))
         .route("/graphql/assets/{name}", get(playground::asset))
+        .route("/webhooks/processor", post(webhooks::receive))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .with_state(state)

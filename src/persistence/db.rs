@@ -1,6 +1,8 @@
 //! Connecting, migrating and starting transactions, with the few settings that must differ
 //! between SQLite and PostgreSQL kept here.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use migration::{Migrator, MigratorTrait};
@@ -33,6 +35,7 @@ pub enum Backend {
 pub struct Db {
     conn: DatabaseConnection,
     backend: Backend,
+    statements: Arc<AtomicU64>,
 }
 
 /// A PostgreSQL advisory lock key taken while migrating, so instances starting together
@@ -47,8 +50,17 @@ impl Db {
         if let (Backend::Postgres, Some(schema)) = (backend, &config.schema) {
             create_schema(&config.url, schema).await?;
         }
-        let conn = Database::connect(options(config, backend, config.max_connections)).await?;
-        Ok(Self { conn, backend })
+        let mut conn = Database::connect(options(config, backend, config.max_connections)).await?;
+        let statements = Arc::new(AtomicU64::new(0));
+        let counter = statements.clone();
+        conn.set_metric_callback(move |_| {
+            counter.fetch_add(1, Ordering::Relaxed);
+        });
+        Ok(Self {
+            conn,
+            backend,
+            statements,
+        })
     }
 
     /// Applies every pending migration. On PostgreSQL, concurrent callers wait on an advisory
@@ -76,6 +88,11 @@ impl Db {
         }
         conn.close().await?;
         result
+    }
+
+    /// Statements this pool has run so far (for checking that loaders batch).
+    pub fn statements_run(&self) -> u64 {
+        self.statements.load(Ordering::Relaxed)
     }
 
     pub fn backend(&self) -> Backend {

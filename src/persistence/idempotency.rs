@@ -123,18 +123,24 @@ pub async fn forget(db: &Db, account_id: &str, key: &str) -> Result<(), DbError>
     Ok(())
 }
 
-/// Links the payment a claimed request created to its key (inside that creation's transaction).
-pub(crate) async fn link_payment(
+/// Links what a claimed request created (a payment, a refund) to its key, inside the
+/// transaction that created it, so a re-execution carries on with the same rows.
+pub(crate) async fn link(
     conn: &impl ConnectionTrait,
     account_id: &str,
     key: &str,
-    payment_id: &str,
+    payment_id: Option<&str>,
+    refund_id: Option<&str>,
 ) -> Result<(), DbError> {
-    idempotency_keys::Entity::update_many()
-        .col_expr(idempotency_keys::Column::PaymentId, Expr::value(payment_id))
-        .filter(this_started_key(account_id, key))
-        .exec(conn)
-        .await?;
+    let mut update =
+        idempotency_keys::Entity::update_many().filter(this_started_key(account_id, key));
+    if let Some(id) = payment_id {
+        update = update.col_expr(idempotency_keys::Column::PaymentId, Expr::value(id));
+    }
+    if let Some(id) = refund_id {
+        update = update.col_expr(idempotency_keys::Column::RefundId, Expr::value(id));
+    }
+    update.exec(conn).await?;
     Ok(())
 }
 

@@ -10,6 +10,7 @@ pub mod payment_writes;
 pub mod payments;
 pub mod sandbox;
 pub mod settings;
+pub mod webhook_writes;
 
 pub use db::{Backend, Db, DbConfig};
 

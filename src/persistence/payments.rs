@@ -196,3 +196,21 @@ pub async fn insert_many(db: &Db, new: Vec<NewPayment>) -> Result<Vec<String>, D
     }
     Ok(ids)
 }
+
+/// Payments of any account in `status` whose last change is older than `before`, oldest
+/// first, at most `limit` (for the reconciliation sweeper).
+pub async fn stale(
+    db: &Db,
+    status: PaymentStatus,
+    before: Timestamp,
+    limit: u64,
+) -> Result<Vec<Payment>, DbError> {
+    use sea_orm::QuerySelect;
+    payments::Entity::find()
+        .filter(payments::Column::Status.eq(status.as_str()))
+        .filter(payments::Column::UpdatedAt.lt(before.micros()))
+        .order_by_asc(payments::Column::UpdatedAt)
+        .limit(limit)
+        .all(db.conn())
+        .await
+}

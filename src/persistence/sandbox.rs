@@ -80,15 +80,23 @@ pub async fn count_attempt(db: &Db, idempotency_key: &str) -> Result<i32, DbErro
         .unwrap_or(0))
 }
 
-/// Settles an operation that was being attempted.
-pub async fn settle(db: &Db, idempotency_key: &str, status: &str) -> Result<(), DbError> {
-    sandbox_operations::Entity::update_many()
-        .col_expr(sandbox_operations::Column::Status, Expr::value(status))
+/// Moves an operation from status `from` to `to`; false when it was not in `from`.
+pub async fn settle(db: &Db, idempotency_key: &str, from: &str, to: &str) -> Result<bool, DbError> {
+    let result = sandbox_operations::Entity::update_many()
+        .col_expr(sandbox_operations::Column::Status, Expr::value(to))
         .filter(sandbox_operations::Column::IdempotencyKey.eq(idempotency_key))
-        .filter(sandbox_operations::Column::Status.eq(ATTEMPTING))
+        .filter(sandbox_operations::Column::Status.eq(from))
         .exec(db.conn())
         .await?;
-    Ok(())
+    Ok(result.rows_affected == 1)
+}
+
+/// Refunds the sandbox has settled or accepted, over all keys.
+pub async fn refund_count(db: &Db) -> Result<u64, DbError> {
+    sandbox_operations::Entity::find()
+        .filter(sandbox_operations::Column::Kind.eq("refund"))
+        .count(db.conn())
+        .await
 }
 
 /// Charges the sandbox has settled (approved, declined or pending), over all keys.

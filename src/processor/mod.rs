@@ -3,6 +3,7 @@
 
 mod retry;
 pub mod sandbox;
+pub mod webhooks;
 
 use std::time::Duration;
 
@@ -35,6 +36,32 @@ pub enum ChargeOutcome {
     },
 }
 
+/// A refund of a charge, de-duplicated by its own idempotency key.
+#[derive(Clone, Debug)]
+pub struct RefundRequest {
+    pub idempotency_key: String,
+    /// The idempotency key the charge was made with.
+    pub charge_key: String,
+    pub amount: i64,
+    pub currency: String,
+}
+
+/// What the processor made of a refund.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RefundOutcome {
+    Succeeded {
+        reference: String,
+    },
+    Failed {
+        reference: String,
+        code: String,
+    },
+    /// Accepted; the outcome arrives later by webhook.
+    Pending {
+        reference: String,
+    },
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ProcessorError {
     /// Safe to try again with the same idempotency key (connection failure, timeout, 5xx).
@@ -55,6 +82,8 @@ pub trait Processor: Send + Sync + 'static {
         &self,
         idempotency_key: &str,
     ) -> Result<Option<ChargeOutcome>, ProcessorError>;
+
+    async fn refund(&self, request: &RefundRequest) -> Result<RefundOutcome, ProcessorError>;
 }
 
 /// Timeouts and retries for processor calls.

@@ -8,7 +8,10 @@ use backon::{BackoffBuilder, ExponentialBuilder};
 use rand::Rng;
 use tokio::time::{Instant, timeout};
 
-use super::{CallLimits, ChargeOutcome, ChargeRequest, Processor, ProcessorError};
+use super::{
+    CallLimits, ChargeOutcome, ChargeRequest, Processor, ProcessorError, RefundOutcome,
+    RefundRequest,
+};
 
 /// How a call is retried.
 #[derive(Clone, Copy, Debug)]
@@ -98,6 +101,12 @@ impl Retrying {
     pub async fn lookup_charge(&self, key: &str) -> Result<Option<ChargeOutcome>, ProcessorError> {
         self.policy
             .run("lookup_charge", || self.inner.lookup_charge(key))
+            .await
+    }
+
+    pub async fn refund(&self, request: &RefundRequest) -> Result<RefundOutcome, ProcessorError> {
+        self.policy
+            .run("refund", || self.inner.refund(request))
             .await
     }
 }

@@ -4,7 +4,12 @@
 
 use std::time::Duration;
 
-use super::{ChargeOutcome, ChargeRequest, Processor, ProcessorError};
+use super::webhooks::{
+    CHARGE_SUCCEEDED, REFUND_SUCCEEDED, WebhookData, WebhookEvent, WebhookTarget,
+};
+use super::{
+    ChargeOutcome, ChargeRequest, Processor, ProcessorError, RefundOutcome, RefundRequest,
+};
 use crate::persistence::sandbox::{self, APPROVED, ATTEMPTING, DECLINED, NewOperation, PENDING};
 use crate::persistence::{Db, DbError};
 
@@ -40,15 +45,37 @@ pub fn behaviour(source: &str) -> Behaviour {
     }
 }
 
-/// The sandbox, keeping its records in `db`.
+/// The sandbox, keeping its records in `db`, sending webhooks to `webhooks` if set.
 #[derive(Clone, Debug)]
 pub struct Sandbox {
     db: Db,
+    webhooks: Option<WebhookTarget>,
 }
 
 impl Sandbox {
-    pub fn new(db: Db) -> Self {
-        Self { db }
+    pub fn new(db: Db, webhooks: Option<WebhookTarget>) -> Self {
+        Self { db, webhooks }
+    }
+
+    /// Settles an accepted (pending) operation as approved after the webhook delay, then
+    /// tells the gateway.
+    fn settle_later(&self, key: &str, reference: &str, kind: &str) {
+        let Some(target) = &self.webhooks else { return };
+        let event = WebhookEvent::new(
+            kind,
+            WebhookData {
+                idempotency_key: key.to_string(),
+                reference: reference.to_string(),
+                failure_code: None,
+                failure_message: None,
+            },
+        );
+        let (db, key) = (self.db.clone(), key.to_string());
+        target.deliver_later(event, async move {
+            if let Err(err) = sandbox::settle(&db, &key, PENDING, APPROVED).await {
+                tracing::warn!(error = %err, "sandbox could not settle an operation");
+            }
+        });
     }
 }
 
@@ -131,7 +158,7 @@ impl Processor for Sandbox {
                     "sandbox: flaky source failed attempt {attempts}"
                 )));
             }
-            sandbox::settle(&self.db, &request.idempotency_key, APPROVED)
+            sandbox::settle(&self.db, &request.idempotency_key, ATTEMPTING, APPROVED)
                 .await
                 .map_err(unavailable)?;
             let settled = sandbox::find(&self.db, &request.idempotency_key)
@@ -142,7 +169,62 @@ impl Processor for Sandbox {
                 .and_then(outcome)
                 .ok_or_else(|| ProcessorError::Retryable("sandbox: charge not settled".into()));
         }
+        if first_attempt && op.status == PENDING {
+            self.settle_later(&op.idempotency_key, &op.reference, CHARGE_SUCCEEDED);
+        }
         outcome(&op).ok_or_else(|| ProcessorError::Retryable("sandbox: charge not settled".into()))
+    }
+
+    #[tracing::instrument(skip_all, fields(key = %request.idempotency_key))]
+    async fn refund(&self, request: &RefundRequest) -> Result<RefundOutcome, ProcessorError> {
+        let charge = sandbox::find(&self.db, &request.charge_key)
+            .await
+            .map_err(unavailable)?
+            .filter(|c| c.kind == "charge" && c.status == APPROVED)
+            .ok_or_else(|| ProcessorError::Fatal("no approved charge with this key".into()))?;
+        let (status, failure_code) = match behaviour(&charge.source) {
+            _ if charge.source == "tok_refundFail" => (DECLINED, Some("refund_failed")),
+            Behaviour::Pending => (PENDING, None),
+            _ => (APPROVED, None),
+        };
+        let reference = format!("rf_{}", ulid::Ulid::generate());
+        let (op, first_attempt) = sandbox::record(
+            &self.db,
+            NewOperation {
+                idempotency_key: &request.idempotency_key,
+                kind: "refund",
+                reference: &reference,
+                source: &charge.source,
+                amount: request.amount,
+                currency: &request.currency,
+                status,
+                failure_code,
+            },
+        )
+        .await
+        .map_err(unavailable)?;
+        if op.kind != "refund" || op.amount != request.amount {
+            return Err(ProcessorError::Fatal(
+                "idempotency key reused with different refund parameters".into(),
+            ));
+        }
+        let reference = op.reference.clone();
+        match op.status.as_str() {
+            APPROVED => Ok(RefundOutcome::Succeeded { reference }),
+            DECLINED => Ok(RefundOutcome::Failed {
+                reference,
+                code: op
+                    .failure_code
+                    .clone()
+                    .unwrap_or_else(|| "refund_failed".into()),
+            }),
+            _ => {
+                if first_attempt {
+                    self.settle_later(&op.idempotency_key, &op.reference, REFUND_SUCCEEDED);
+                }
+                Ok(RefundOutcome::Pending { reference })
+            }
+        }
     }
 
     async fn lookup_charge(&self, key: &str) -> Result<Option<ChargeOutcome>, ProcessorError> {

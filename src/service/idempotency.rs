@@ -7,8 +7,7 @@ use crate::domain::time::Timestamp;
 use crate::error::ApiError;
 use crate::persistence::Db;
 use crate::persistence::idempotency::{self, IdempotencyRecord};
-use crate::persistence::payment_writes::payment_from_outcome;
-use crate::persistence::payments::Payment;
+use crate::persistence::payment_writes::StoredOutcome;
 
 /// How keys behave.
 #[derive(Clone, Copy, Debug)]
@@ -33,9 +32,9 @@ impl Default for IdempotencySettings {
 pub enum NextAction {
     /// This request holds the claim: execute. `record.payment_id` is set when an earlier
     /// attempt already created the payment, which must then be carried on, not made again.
-    Execute { record: IdempotencyRecord },
+    Execute { record: Box<IdempotencyRecord> },
     /// The key's outcome is stored: answer with it.
-    Replay { payment: Payment },
+    Replay { outcome: Box<StoredOutcome> },
 }
 
 /// Claims `key` for `operation` with this `fingerprint`, or says why not.
@@ -56,7 +55,9 @@ pub async fn begin(
             let record = idempotency::find(db, account_id, key.as_str())
                 .await?
                 .ok_or_else(|| ApiError::internal("claimed key vanished"))?;
-            return Ok(NextAction::Execute { record });
+            return Ok(NextAction::Execute {
+                record: Box::new(record),
+            });
         }
         let Some(record) = idempotency::find(db, account_id, key.as_str()).await? else {
             continue;
@@ -81,19 +82,23 @@ pub async fn begin(
                 });
             }
             Decision::Replay => {
-                let payment = record
+                let outcome = record
                     .outcome
                     .as_deref()
-                    .and_then(payment_from_outcome)
+                    .and_then(StoredOutcome::parse)
                     .ok_or_else(|| ApiError::internal("stored outcome unreadable"))?;
-                return Ok(NextAction::Replay { payment });
+                return Ok(NextAction::Replay {
+                    outcome: Box::new(outcome),
+                });
             }
             Decision::TakeOver => {
                 if idempotency::take_over(db, account_id, key.as_str(), record.locked_at, now)
                     .await?
                 {
                     tracing::info!("took over an abandoned or released claim");
-                    return Ok(NextAction::Execute { record });
+                    return Ok(NextAction::Execute {
+                        record: Box::new(record),
+                    });
                 }
             }
         }

@@ -3,3 +3,6 @@
 
 pub mod idempotency;
 pub mod payments;
+pub mod reconcile;
+pub mod refunds;
+pub mod webhooks;

@@ -92,6 +92,9 @@ pub struct PaymentResult {
     pub replayed: bool,
 }
 
+/// Failure code of a charge or refund that the processor refused outright.
+pub const PROCESSOR_ERROR: &str = "processor_error";
+
 /// Bounded re-reads when a concurrent writer changes a payment under us.
 const MAX_STALE_RETRIES: usize = 8;
 
@@ -115,6 +118,14 @@ impl PaymentService {
         &self.settings
     }
 
+    pub(crate) fn db(&self) -> &Db {
+        &self.db
+    }
+
+    pub(crate) fn processor(&self) -> &Retrying {
+        &self.processor
+    }
+
     #[tracing::instrument(skip_all, fields(account_id))]
     pub async fn create(
         &self,
@@ -132,9 +143,9 @@ impl PaymentService {
         )
         .await?
         {
-            NextAction::Replay { payment } => {
+            NextAction::Replay { outcome } => {
                 return Ok(PaymentResult {
-                    payment,
+                    payment: outcome.payment,
                     replayed: true,
                 });
             }
@@ -198,9 +209,9 @@ impl PaymentService {
         )
         .await?
         {
-            NextAction::Replay { payment } => {
+            NextAction::Replay { outcome } => {
                 return Ok(PaymentResult {
-                    payment,
+                    payment: outcome.payment,
                     replayed: true,
                 });
             }
@@ -248,7 +259,7 @@ impl PaymentService {
         })
     }
 
-    async fn reload(&self, account_id: &str, id: &str) -> Result<Payment, ApiError> {
+    pub(crate) async fn reload(&self, account_id: &str, id: &str) -> Result<Payment, ApiError> {
         payments::find_payment(&self.db, account_id, id)
             .await?
             .ok_or_else(|| ApiError::bad_input("paymentId", "no payment with this id"))
@@ -260,7 +271,7 @@ impl PaymentService {
     async fn charge(&self, payment: Payment, key: KeyRef<'_>) -> Result<PaymentResult, ApiError> {
         if stored_status(&payment)? != PaymentStatus::Processing {
             // Settled meanwhile (by a webhook, say): that is the outcome.
-            payment_writes::complete_key(&self.db, &payment, key).await?;
+            payment_writes::complete_key_with(&self.db, key, &payment, None).await?;
             return Ok(PaymentResult {
                 payment,
                 replayed: false,
@@ -274,15 +285,19 @@ impl PaymentService {
         };
         let outcome = match self.processor.charge(&request).await {
             Ok(outcome) => outcome,
-            Err(err) => {
+            Err(ProcessorError::Retryable(reason)) => {
                 idempotency::release(&self.db, key.account_id, key.key).await?;
-                return Err(match err {
-                    ProcessorError::Retryable(reason) => {
-                        tracing::warn!(%reason, "processor unavailable; claim released");
-                        ApiError::ProcessorUnavailable
-                    }
-                    ProcessorError::Fatal(reason) => ApiError::internal(reason),
-                });
+                tracing::warn!(%reason, "processor unavailable; claim released");
+                return Err(ApiError::ProcessorUnavailable);
+            }
+            Err(ProcessorError::Fatal(reason)) => {
+                // Refused outright: the payment fails rather than waiting for ever.
+                tracing::error!(%reason, "the processor refused the charge");
+                ChargeOutcome::Declined {
+                    reference: String::new(),
+                    code: PROCESSOR_ERROR.to_string(),
+                    message: "The processor refused the request.".to_string(),
+                }
             }
         };
         let (operation, changes, reason) = match outcome {
@@ -301,15 +316,16 @@ impl PaymentService {
             } => (
                 PaymentOperation::ProcessorDeclined,
                 Changes {
-                    processor_ref: Some(reference),
+                    processor_ref: Some(reference).filter(|r| !r.is_empty()),
                     failure_code: Some(code),
                     failure_message: Some(message),
+                    amount_refunded: None,
                 },
                 "declined by the processor",
             ),
             ChargeOutcome::Pending { .. } => {
                 // Accepted; the webhook settles it. The key's outcome is the PROCESSING payment.
-                payment_writes::complete_key(&self.db, &payment, key).await?;
+                payment_writes::complete_key_with(&self.db, key, &payment, None).await?;
                 return Ok(PaymentResult {
                     payment,
                     replayed: false,
@@ -330,7 +346,7 @@ impl PaymentService {
         for _ in 0..MAX_STALE_RETRIES {
             let Ok(to) = state_machine::next(stored_status(&payment)?, operation) else {
                 // Someone else settled it first; the payment as it stands is the outcome.
-                payment_writes::complete_key(&self.db, &payment, key).await?;
+                payment_writes::complete_key_with(&self.db, key, &payment, None).await?;
                 return Ok(PaymentResult {
                     payment,
                     replayed: false,
@@ -362,7 +378,7 @@ impl PaymentService {
     }
 }
 
-fn stored_status(payment: &Payment) -> Result<PaymentStatus, ApiError> {
+pub(crate) fn stored_status(payment: &Payment) -> Result<PaymentStatus, ApiError> {
     PaymentStatus::parse(&payment.status)
         .ok_or_else(|| ApiError::internal("unknown stored payment status"))
 }

@@ -10,6 +10,7 @@ use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
 use graphpay::persistence::payments::{self, NewPayment, Payment};
 use graphpay::persistence::{Db, DbConfig, accounts};
+use graphpay::service::payments::PaymentService;
 use graphpay::startup::Application;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
@@ -126,6 +127,8 @@ fn fresh_database(backend: Backend) -> (DbConfig, TestDatabase) {
 
 struct Running {
     address: String,
+    server_db: Db,
+    payments: PaymentService,
     demo: Option<(String, String)>,
     shutdown: oneshot::Sender<()>,
     server: tokio::task::JoinHandle<()>,
@@ -137,6 +140,7 @@ async fn start(config: Config) -> Running {
         .expect("the gateway starts");
     let address = format!("http://{}", app.local_addr());
     let demo = app.demo.clone();
+    let (server_db, payments) = (app.db(), app.payments());
     let (tx, rx) = oneshot::channel::<()>();
     let server = tokio::spawn(async move {
         app.run_until(async {
@@ -147,6 +151,8 @@ async fn start(config: Config) -> Running {
     });
     Running {
         address,
+        server_db,
+        payments,
         demo,
         shutdown: tx,
         server,
@@ -159,6 +165,10 @@ pub struct TestApp {
     pub db: Db,
     pub db_config: DbConfig,
     pub config: Config,
+    /// The server's own pool, to count the statements it runs.
+    pub server_db: Db,
+    /// The server's payment service (to run reconciliation on demand).
+    pub payments: PaymentService,
     pub http: reqwest::Client,
     /// Set when the server created the demo account at start-up.
     pub demo: Option<(String, String)>,
@@ -183,6 +193,8 @@ impl TestApp {
             .expect("test database connection");
         TestApp {
             address: running.address,
+            server_db: running.server_db,
+            payments: running.payments,
             db,
             db_config,
             config,
@@ -200,6 +212,8 @@ impl TestApp {
         self.stop().await;
         let running = start(self.config.clone()).await;
         self.address = running.address;
+        self.server_db = running.server_db;
+        self.payments = running.payments;
         self.shutdown = Some(running.shutdown);
         self.server = Some(running.server);
     }
@@ -210,6 +224,8 @@ impl TestApp {
         let running = start(self.config.clone()).await;
         TestApp {
             address: running.address,
+            server_db: running.server_db,
+            payments: running.payments,
             db: self.db.clone(),
             db_config: self.db_config.clone(),
             config: self.config.clone(),
@@ -303,6 +319,40 @@ impl TestApp {
     pub async fn error_code(&self, key: &str, query: &str, variables: Value) -> String {
         let (_, body) = self.post(Some(key), query, variables).await;
         first_error_code(&body)
+    }
+
+    /// Posts a processor webhook signed with the gateway's secret, `age` seconds old.
+    #[allow(dead_code)]
+    pub async fn webhook(&self, event: &Value, age: i64) -> (u16, Value) {
+        let stored = graphpay::persistence::settings::get_or_insert(
+            &self.db,
+            "processor_webhook_secret",
+            String::new,
+        )
+        .await
+        .unwrap();
+        let secret = self.config.webhook_secret.clone().unwrap_or(stored);
+        let body = serde_json::to_vec(event).unwrap();
+        let at = Timestamp::now().micros() / 1_000_000 - age;
+        let signature = graphpay::domain::webhook::sign(secret.as_bytes(), at, &body);
+        self.raw_webhook(Some(&signature), body).await
+    }
+
+    /// Posts a webhook body with the given signature header, as is.
+    #[allow(dead_code)]
+    pub async fn raw_webhook(&self, signature: Option<&str>, body: Vec<u8>) -> (u16, Value) {
+        let mut request = self
+            .http
+            .post(format!("{}/webhooks/processor", self.address))
+            .body(body);
+        if let Some(signature) = signature {
+            request = request.header("graphpay-signature", signature);
+        }
+        let response = request.send().await.unwrap();
+        (
+            response.status().as_u16(),
+            response.json().await.unwrap_or(Value::Null),
+        )
     }
 
     pub async fn get(&self, path: &str) -> reqwest::Response {

@@ -7,6 +7,8 @@ mod auth;
 mod cli;
 mod errors;
 mod health;
+mod lifecycle;
+mod lifecycle_props;
 mod nodes;
 mod pagination;
 mod pagination_props;

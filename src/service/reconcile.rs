@@ -1,0 +1,128 @@
+//! Reconciliation: PENDING payments past their TTL are canceled; PROCESSING payments past the
+//! deadline are looked up at the processor by their key and resolved to its outcome, or
+//! canceled when it never saw them.
+
+use std::time::Duration;
+
+use super::payments::{PaymentService, stored_status};
+use crate::domain::state_machine::{self, PaymentOperation};
+use crate::domain::status::PaymentStatus;
+use crate::domain::time::Timestamp;
+use crate::error::ApiError;
+use crate::persistence::payment_writes::{self, Changes, KeyAction};
+use crate::persistence::payments::{self, Payment};
+use crate::processor::ChargeOutcome;
+
+/// Rows handled per status per run; the next run picks up the rest.
+const BATCH: u64 = 200;
+
+#[derive(Clone, Copy, Debug)]
+pub struct ReconcileSettings {
+    pub pending_ttl: Duration,
+    pub processing_deadline: Duration,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReconcileReport {
+    pub expired: usize,
+    pub resolved: usize,
+}
+
+fn seconds(d: Duration) -> i64 {
+    i64::try_from(d.as_secs()).unwrap_or(i64::MAX)
+}
+
+impl PaymentService {
+    #[tracing::instrument(skip_all)]
+    pub async fn reconcile(
+        &self,
+        settings: ReconcileSettings,
+    ) -> Result<ReconcileReport, ApiError> {
+        let mut report = ReconcileReport::default();
+        let now = Timestamp::now();
+        let pending_cutoff = now.plus_seconds(-seconds(settings.pending_ttl));
+        for payment in
+            payments::stale(self.db(), PaymentStatus::Pending, pending_cutoff, BATCH).await?
+        {
+            if self
+                .apply(
+                    &payment,
+                    PaymentOperation::Expire,
+                    Changes::default(),
+                    "expired",
+                )
+                .await?
+            {
+                report.expired += 1;
+            }
+        }
+        let processing_cutoff = now.plus_seconds(-seconds(settings.processing_deadline));
+        for payment in payments::stale(
+            self.db(),
+            PaymentStatus::Processing,
+            processing_cutoff,
+            BATCH,
+        )
+        .await?
+        {
+            let found = match self.processor().lookup_charge(&payment.processor_key).await {
+                Ok(found) => found,
+                Err(err) => {
+                    tracing::warn!(payment = %payment.id, error = %err, "cannot reconcile now");
+                    continue;
+                }
+            };
+            let (operation, changes, reason) = match found {
+                Some(ChargeOutcome::Approved { reference }) => (
+                    PaymentOperation::ProcessorApproved,
+                    Changes {
+                        processor_ref: Some(reference),
+                        ..Changes::default()
+                    },
+                    "approved (reconciled with the processor)",
+                ),
+                Some(ChargeOutcome::Declined {
+                    reference,
+                    code,
+                    message,
+                }) => (
+                    PaymentOperation::ProcessorDeclined,
+                    Changes {
+                        processor_ref: Some(reference),
+                        failure_code: Some(code),
+                        failure_message: Some(message),
+                        amount_refunded: None,
+                    },
+                    "declined (reconciled with the processor)",
+                ),
+                Some(ChargeOutcome::Pending { .. }) => continue,
+                None => (
+                    PaymentOperation::Expire,
+                    Changes::default(),
+                    "expired: the processor never received it",
+                ),
+            };
+            if self.apply(&payment, operation, changes, reason).await? {
+                report.resolved += 1;
+            }
+        }
+        Ok(report)
+    }
+
+    /// One transition if the state machine still allows it; a concurrent change wins.
+    async fn apply(
+        &self,
+        payment: &Payment,
+        operation: PaymentOperation,
+        changes: Changes,
+        reason: &str,
+    ) -> Result<bool, ApiError> {
+        let Ok(to) = state_machine::next(stored_status(payment)?, operation) else {
+            return Ok(false);
+        };
+        let done =
+            payment_writes::transition(self.db(), payment, to, reason, changes, KeyAction::None)
+                .await?;
+        Ok(done.is_ok())
+    }
+}

@@ -1,0 +1,335 @@
+//! Refunds and cancellation: idempotent refunds through the same key flow as payments, the
+//! payment REFUNDING while one is in flight, `amountRefunded <= amount` under any concurrency.
+
+use serde_json::json;
+
+use super::idempotency::{NextAction, begin};
+use super::payments::{PROCESSOR_ERROR, PaymentResult, PaymentService, stored_status};
+use crate::domain::idempotency::{IdempotencyKey, fingerprint};
+use crate::domain::ids::{IdKind, is_id_of};
+use crate::domain::money::MinorUnits;
+use crate::domain::state_machine::{self, PaymentOperation, RefundOperation};
+use crate::domain::status::{PaymentStatus, RefundStatus};
+use crate::error::ApiError;
+use crate::persistence::idempotency;
+use crate::persistence::payment_writes::{self, Changes, KeyAction, KeyRef};
+use crate::persistence::payments::{self, Payment, Refund};
+use crate::processor::{ProcessorError, RefundOutcome, RefundRequest};
+
+/// Longest refund reason accepted, in characters.
+pub const MAX_REASON_LEN: usize = 500;
+
+/// A validated `refundPayment` input.
+#[derive(Clone, Debug)]
+pub struct RefundInput {
+    pub payment_id: String,
+    /// `None`: everything still refundable.
+    pub amount: Option<MinorUnits>,
+    pub reason: Option<String>,
+}
+
+impl RefundInput {
+    pub fn parse(
+        payment_id: String,
+        amount: Option<i64>,
+        reason: Option<String>,
+    ) -> Result<Self, ApiError> {
+        if !is_id_of(IdKind::Payment, &payment_id) {
+            return Err(ApiError::bad_input(
+                "input.paymentId",
+                "not a payment id (they start with pay_)",
+            ));
+        }
+        let amount = amount
+            .map(MinorUnits::parse)
+            .transpose()
+            .map_err(ApiError::InvalidAmount)?;
+        let bad_reason =
+            |r: &String| r.chars().count() > MAX_REASON_LEN || r.chars().any(char::is_control);
+        if reason.as_ref().is_some_and(bad_reason) {
+            return Err(ApiError::bad_input(
+                "input.reason",
+                format!(
+                    "reason must be at most {MAX_REASON_LEN} characters, without control characters"
+                ),
+            ));
+        }
+        Ok(Self {
+            payment_id,
+            amount,
+            reason,
+        })
+    }
+}
+
+/// A refund as `refundPayment` answers it.
+#[derive(Clone, Debug)]
+pub struct RefundResult {
+    pub refund: Refund,
+    pub payment: Payment,
+    pub replayed: bool,
+}
+
+const MAX_STALE_RETRIES: usize = 8;
+
+impl PaymentService {
+    #[tracing::instrument(skip_all, fields(account_id, payment_id = %input.payment_id))]
+    pub async fn refund(
+        &self,
+        account_id: &str,
+        key: &IdempotencyKey,
+        input: RefundInput,
+    ) -> Result<RefundResult, ApiError> {
+        self.reload(account_id, &input.payment_id).await?;
+        let fp = fingerprint(
+            "refundPayment",
+            &json!({
+                "paymentId": input.payment_id,
+                "amount": input.amount.map(MinorUnits::get),
+                "reason": input.reason,
+            }),
+        );
+        let record = match begin(
+            self.db(),
+            self.settings(),
+            account_id,
+            key,
+            "refundPayment",
+            &fp,
+        )
+        .await?
+        {
+            NextAction::Replay { outcome } => {
+                let refund = outcome
+                    .refund
+                    .ok_or_else(|| ApiError::internal("refund outcome without a refund"))?;
+                return Ok(RefundResult {
+                    refund,
+                    payment: outcome.payment,
+                    replayed: true,
+                });
+            }
+            NextAction::Execute { record } => record,
+        };
+        let key_ref = KeyRef {
+            account_id,
+            key: key.as_str(),
+        };
+        if let Some(refund_id) = &record.refund_id {
+            // An earlier attempt started this refund and then lost the processor: carry on.
+            let refund = self.reload_refund(account_id, refund_id).await?;
+            let payment = self.reload(account_id, &input.payment_id).await?;
+            return self.send_refund(payment, refund, key_ref).await;
+        }
+        for _ in 0..MAX_STALE_RETRIES {
+            let payment = self.reload(account_id, &input.payment_id).await?;
+            let status = stored_status(&payment)?;
+            if let Err(refused) = state_machine::next(status, PaymentOperation::RefundRequested) {
+                idempotency::forget(self.db(), account_id, key.as_str()).await?;
+                return Err(ApiError::InvalidStateTransition {
+                    from: refused.from.as_str().to_string(),
+                    operation: refused.operation.name().to_string(),
+                });
+            }
+            let refundable = payment.amount - payment.amount_refunded;
+            let requested = input.amount.map(MinorUnits::get).unwrap_or(refundable);
+            if requested > refundable || requested <= 0 {
+                idempotency::forget(self.db(), account_id, key.as_str()).await?;
+                return Err(ApiError::RefundExceedsAvailable(format!(
+                    "cannot refund {requested}: {refundable} of {} is still refundable",
+                    payment.amount
+                )));
+            }
+            match payment_writes::begin_refund(
+                self.db(),
+                &payment,
+                requested,
+                input.reason.clone(),
+                key_ref,
+            )
+            .await?
+            {
+                Ok((refunding, refund)) => {
+                    return self.send_refund(refunding, refund, key_ref).await;
+                }
+                Err(_stale) => continue,
+            }
+        }
+        idempotency::release(self.db(), account_id, key.as_str()).await?;
+        Err(ApiError::RequestInProgress {
+            retry_after_seconds: 1,
+        })
+    }
+
+    async fn reload_refund(&self, account_id: &str, id: &str) -> Result<Refund, ApiError> {
+        payments::find_refunds(self.db(), account_id, &[id.to_string()])
+            .await?
+            .pop()
+            .ok_or_else(|| ApiError::internal("a key's refund vanished"))
+    }
+
+    /// Asks the processor for a PENDING refund (outside any transaction), then settles it.
+    async fn send_refund(
+        &self,
+        payment: Payment,
+        refund: Refund,
+        key: KeyRef<'_>,
+    ) -> Result<RefundResult, ApiError> {
+        if refund.status != RefundStatus::Pending.as_str() {
+            payment_writes::complete_key_with(self.db(), key, &payment, Some(&refund)).await?;
+            return Ok(RefundResult {
+                refund,
+                payment,
+                replayed: false,
+            });
+        }
+        let request = RefundRequest {
+            idempotency_key: refund.processor_key.clone(),
+            charge_key: payment.processor_key.clone(),
+            amount: refund.amount,
+            currency: refund.currency.clone(),
+        };
+        let outcome = match self.processor().refund(&request).await {
+            Ok(outcome) => outcome,
+            Err(ProcessorError::Retryable(reason)) => {
+                idempotency::release(self.db(), key.account_id, key.key).await?;
+                tracing::warn!(%reason, "processor unavailable for a refund; claim released");
+                return Err(ApiError::ProcessorUnavailable);
+            }
+            Err(ProcessorError::Fatal(reason)) => {
+                // Refused outright: the refund fails and the payment goes back.
+                tracing::error!(%reason, "the processor refused the refund");
+                RefundOutcome::Failed {
+                    reference: String::new(),
+                    code: PROCESSOR_ERROR.to_string(),
+                }
+            }
+        };
+        let (operation, code, reference) = match outcome {
+            RefundOutcome::Succeeded { reference } => (RefundOperation::Succeed, None, reference),
+            RefundOutcome::Failed { reference, code } => {
+                (RefundOperation::Fail, Some(code), reference)
+            }
+            RefundOutcome::Pending { .. } => {
+                payment_writes::complete_key_with(self.db(), key, &payment, Some(&refund)).await?;
+                return Ok(RefundResult {
+                    refund,
+                    payment,
+                    replayed: false,
+                });
+            }
+        };
+        let reference = Some(reference).filter(|r| !r.is_empty());
+        let (payment, refund) = self
+            .settle_refund(payment, refund, operation, code, reference, Some(key))
+            .await?;
+        Ok(RefundResult {
+            refund,
+            payment,
+            replayed: false,
+        })
+    }
+
+    /// Settles a refund and its payment together, re-reading both on a concurrent change.
+    pub(crate) async fn settle_refund(
+        &self,
+        mut payment: Payment,
+        mut refund: Refund,
+        operation: RefundOperation,
+        failure_code: Option<String>,
+        reference: Option<String>,
+        key: Option<KeyRef<'_>>,
+    ) -> Result<(Payment, Refund), ApiError> {
+        for _ in 0..MAX_STALE_RETRIES {
+            let refund_status = RefundStatus::parse(&refund.status)
+                .ok_or_else(|| ApiError::internal("unknown stored refund status"))?;
+            let plan = state_machine::settle_refund(
+                stored_status(&payment)?,
+                payment.amount,
+                payment.amount_refunded,
+                refund_status,
+                refund.amount,
+                operation,
+            );
+            let Ok(plan) = plan else {
+                // Settled meanwhile (by a webhook, say): that is the outcome.
+                if let Some(key) = key {
+                    payment_writes::complete_key_with(self.db(), key, &payment, Some(&refund))
+                        .await?;
+                }
+                return Ok((payment, refund));
+            };
+            let settled = payment_writes::settle_refund(
+                self.db(),
+                &payment,
+                &refund,
+                plan.refund_to,
+                failure_code.clone(),
+                reference.clone(),
+                plan.payment_to,
+                plan.amount_refunded,
+                key,
+            )
+            .await?;
+            match settled {
+                Ok(both) => return Ok(both),
+                Err(_stale) => {
+                    payment = self.reload(&payment.account_id, &payment.id).await?;
+                    refund = self.reload_refund(&refund.account_id, &refund.id).await?;
+                }
+            }
+        }
+        Err(ApiError::internal(
+            "refund settlement kept losing to concurrent writers",
+        ))
+    }
+
+    /// PENDING -> CANCELED; a CANCELED payment is returned unchanged; anything else is refused.
+    #[tracing::instrument(skip_all, fields(account_id, payment_id))]
+    pub async fn cancel(
+        &self,
+        account_id: &str,
+        payment_id: &str,
+    ) -> Result<PaymentResult, ApiError> {
+        if !is_id_of(IdKind::Payment, payment_id) {
+            return Err(ApiError::bad_input(
+                "paymentId",
+                "not a payment id (they start with pay_)",
+            ));
+        }
+        for _ in 0..MAX_STALE_RETRIES {
+            let payment = self.reload(account_id, payment_id).await?;
+            let status = stored_status(&payment)?;
+            if status == PaymentStatus::Canceled {
+                return Ok(PaymentResult {
+                    payment,
+                    replayed: false,
+                });
+            }
+            let to = state_machine::next(status, PaymentOperation::Cancel).map_err(|refused| {
+                ApiError::InvalidStateTransition {
+                    from: refused.from.as_str().to_string(),
+                    operation: refused.operation.name().to_string(),
+                }
+            })?;
+            let changed = payment_writes::transition(
+                self.db(),
+                &payment,
+                to,
+                "canceled",
+                Changes::default(),
+                KeyAction::None,
+            )
+            .await?;
+            if let Ok(payment) = changed {
+                return Ok(PaymentResult {
+                    payment,
+                    replayed: false,
+                });
+            }
+        }
+        Err(ApiError::RequestInProgress {
+            retry_after_seconds: 1,
+        })
+    }
+}

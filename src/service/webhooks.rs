@@ -1,0 +1,73 @@
+//! Processor webhooks: check the signature and the time window, then apply each event at most
+//! once; duplicates, unknown objects and events that arrive out of order are recorded and
+//! ignored, never applied.
+
+use crate::domain::time::Timestamp;
+use crate::domain::webhook::{self, EventKind, WebhookRejection};
+use crate::error::ApiError;
+use crate::persistence::Db;
+use crate::persistence::webhook_writes::{self, EventOutcome, IncomingEvent};
+use crate::processor::webhooks::WebhookEvent;
+
+/// Why a delivery was refused: the processor should fix it, not retry it as is.
+#[derive(Debug)]
+pub enum Refusal {
+    Signature(WebhookRejection),
+    Malformed(String),
+}
+
+const MAX_STALE_RETRIES: usize = 8;
+
+/// Checks and applies one delivery.
+#[tracing::instrument(skip_all)]
+pub async fn receive(
+    db: &Db,
+    secret: &[u8],
+    signature: Option<&str>,
+    body: &[u8],
+) -> Result<Result<EventOutcome, Refusal>, ApiError> {
+    let now = Timestamp::now().micros() / 1_000_000;
+    if let Err(rejection) = webhook::verify(secret, signature, body, now) {
+        tracing::warn!(?rejection, "webhook refused");
+        return Ok(Err(Refusal::Signature(rejection)));
+    }
+    let event: WebhookEvent = match serde_json::from_slice(body) {
+        Ok(event) => event,
+        Err(err) => {
+            return Ok(Err(Refusal::Malformed(format!(
+                "not a webhook event: {err}"
+            ))));
+        }
+    };
+    let Some(kind) = EventKind::parse(&event.kind) else {
+        return Ok(Err(Refusal::Malformed(format!(
+            "unknown event type {:?}",
+            event.kind
+        ))));
+    };
+    if event.id.is_empty() || event.id.len() > 255 {
+        return Ok(Err(Refusal::Malformed(
+            "event id must be 1 to 255 characters".into(),
+        )));
+    }
+    let payload = String::from_utf8_lossy(body);
+    let incoming = IncomingEvent {
+        id: &event.id,
+        kind,
+        kind_name: &event.kind,
+        processor_key: &event.data.idempotency_key,
+        reference: &event.data.reference,
+        failure_code: event.data.failure_code.as_deref(),
+        failure_message: event.data.failure_message.as_deref(),
+        payload: &payload,
+    };
+    for _ in 0..MAX_STALE_RETRIES {
+        if let Ok(outcome) = webhook_writes::apply(db, &incoming).await? {
+            tracing::info!(event = %event.id, kind = %event.kind, ?outcome, "webhook handled");
+            return Ok(Ok(outcome));
+        }
+    }
+    Err(ApiError::internal(
+        "webhook kept losing to concurrent writers",
+    ))
+}
