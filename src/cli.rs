@@ -4,8 +4,9 @@ use std::io::Write;
 
 use clap::{Parser, Subcommand};
 
-use crate::config::{DatabaseArgs, ServeArgs};
+use crate::config::{DatabaseArgs, SandboxArgs, ServeArgs};
 use crate::persistence::{Db, accounts};
+use crate::sandbox_service::SandboxApp;
 use crate::telemetry::LogFormat;
 use crate::{graphql, startup};
 
@@ -40,6 +41,8 @@ pub enum Command {
     /// Manage API keys.
     #[command(subcommand)]
     Key(KeyCommand),
+    /// Run the sandbox processor as its own HTTP service.
+    Sandbox(SandboxArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -93,6 +96,15 @@ pub async fn run(cli: Cli) -> Result<(), String> {
                 .map_err(|e| e.to_string())?;
             eprintln!("migrations applied");
             Ok(())
+        }
+        Command::Sandbox(args) => {
+            let app = SandboxApp::build(args.config()?)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!("sandbox processor listening on http://{}", app.local_addr());
+            app.run_until(startup::shutdown_signal())
+                .await
+                .map_err(|e| e.to_string())
         }
         Command::Schema => {
             print!("{}", graphql::sdl());

@@ -8,6 +8,9 @@ use clap::Args;
 
 use crate::persistence::DbConfig;
 use crate::processor::CallLimits;
+use crate::processor::breaker::BreakerSettings;
+use crate::processor::webhooks::WebhookTarget;
+use crate::sandbox_service::SandboxConfig;
 use crate::service::idempotency::IdempotencySettings;
 use crate::service::reconcile::ReconcileSettings;
 
@@ -93,7 +96,24 @@ pub struct ServeArgs {
     #[arg(long, env = "GRAPHPAY_SWEEP_INTERVAL_SECS", default_value_t = 60)]
     pub sweep_interval_secs: u64,
 
-    /// Longest wait for one processor attempt's answer, in milliseconds.
+    /// URL of a processor speaking the sandbox's HTTP API (e.g. one started with
+    /// `graphpay sandbox`). Unset: the built-in sandbox processor.
+    #[arg(long, env = "PROCESSOR_URL")]
+    pub processor_url: Option<String>,
+
+    /// Longest wait to connect to the processor, in milliseconds.
+    #[arg(long, env = "PROCESSOR_CONNECT_TIMEOUT_MS", default_value_t = 1_000)]
+    pub processor_connect_timeout_ms: u64,
+
+    /// Consecutive processor failures that open the circuit breaker.
+    #[arg(long, env = "PROCESSOR_BREAKER_THRESHOLD", default_value_t = 5)]
+    pub processor_breaker_threshold: u32,
+
+    /// How long an open circuit fails fast before probing the processor again, in ms.
+    #[arg(long, env = "PROCESSOR_BREAKER_COOLDOWN_MS", default_value_t = 10_000)]
+    pub processor_breaker_cooldown_ms: u64,
+
+    /// Longest wait for one processor attempt's answer (the read timeout), in milliseconds.
     #[arg(long, env = "PROCESSOR_ATTEMPT_TIMEOUT_MS", default_value_t = 5_000)]
     pub processor_attempt_timeout_ms: u64,
 
@@ -140,6 +160,10 @@ pub struct Config {
     pub idempotency: IdempotencySettings,
     pub sweep_interval: Duration,
     pub processor_limits: CallLimits,
+    /// Unset: the built-in sandbox.
+    pub processor_url: Option<String>,
+    pub processor_connect_timeout: Duration,
+    pub breaker: BreakerSettings,
     pub webhook_secret: Option<String>,
     pub sandbox_webhook_delay: Duration,
     pub reconcile: ReconcileSettings,
@@ -166,6 +190,14 @@ impl From<ServeArgs> for Config {
                 backoff_base: Duration::from_millis(args.processor_backoff_base_ms.max(1)),
                 ..CallLimits::default()
             },
+            processor_url: args.processor_url.filter(|s| !s.is_empty()),
+            processor_connect_timeout: Duration::from_millis(
+                args.processor_connect_timeout_ms.max(1),
+            ),
+            breaker: BreakerSettings {
+                failure_threshold: args.processor_breaker_threshold.max(1),
+                cooldown: Duration::from_millis(args.processor_breaker_cooldown_ms),
+            },
             webhook_secret: args.webhook_secret.filter(|s| !s.is_empty()),
             sandbox_webhook_delay: Duration::from_millis(args.sandbox_webhook_delay_ms),
             reconcile: ReconcileSettings {
@@ -189,6 +221,9 @@ impl Config {
             idempotency: IdempotencySettings::default(),
             sweep_interval: Duration::from_secs(60),
             processor_limits: CallLimits::default(),
+            processor_url: None,
+            processor_connect_timeout: Duration::from_secs(1),
+            breaker: BreakerSettings::default(),
             webhook_secret: None,
             sandbox_webhook_delay: Duration::from_secs(1),
             reconcile: ReconcileSettings {
@@ -196,5 +231,57 @@ impl Config {
                 processing_deadline: Duration::from_secs(600),
             },
         }
+    }
+}
+
+/// Settings of `graphpay sandbox`.
+#[derive(Args, Clone, Debug)]
+pub struct SandboxArgs {
+    /// Address to listen on; port 0 picks a free port (printed).
+    #[arg(long, env = "SANDBOX_LISTEN", default_value = "127.0.0.1:9000")]
+    pub listen: SocketAddr,
+
+    /// The sandbox's own database, where it keeps every charge and refund by idempotency key.
+    #[arg(
+        long,
+        env = "SANDBOX_DATABASE_URL",
+        default_value = "sqlite://sandbox.db?mode=rwc"
+    )]
+    pub database_url: String,
+
+    /// Where to send webhooks, e.g. `http://127.0.0.1:8000/webhooks/processor`; unset: none.
+    #[arg(long, env = "SANDBOX_WEBHOOK_URL")]
+    pub webhook_url: Option<String>,
+
+    /// Secret to sign webhooks with; the gateway's `PROCESSOR_WEBHOOK_SECRET` must match.
+    #[arg(long, env = "SANDBOX_WEBHOOK_SECRET", hide_env_values = true)]
+    pub webhook_secret: Option<String>,
+
+    /// How long to wait before sending a webhook, in milliseconds.
+    #[arg(long, env = "SANDBOX_WEBHOOK_DELAY_MS", default_value_t = 1_000)]
+    pub webhook_delay_ms: u64,
+}
+
+impl SandboxArgs {
+    pub fn config(self) -> Result<SandboxConfig, String> {
+        let webhooks = match (self.webhook_url, self.webhook_secret) {
+            (Some(url), Some(secret)) => Some(WebhookTarget {
+                url,
+                secret: secret.into_bytes(),
+                delay: Duration::from_millis(self.webhook_delay_ms),
+            }),
+            (None, _) => None,
+            (Some(_), None) => return Err("--webhook-url needs --webhook-secret".into()),
+        };
+        Ok(SandboxConfig {
+            listen: self.listen,
+            database: DbConfig {
+                url: self.database_url,
+                schema: None,
+                max_connections: 16,
+                busy_timeout: Duration::from_secs(10),
+            },
+            webhooks,
+        })
     }
 }

@@ -8,6 +8,7 @@ pub mod graphql;
 pub mod http;
 pub mod persistence;
 pub mod processor;
+pub mod sandbox_service;
 pub mod service;
 pub mod startup;
 pub mod telemetry;

@@ -14,6 +14,8 @@ use crate::domain::cursor::CursorCodec;
 use crate::domain::time::Timestamp;
 use crate::http::{self, AppState, PlaygroundPage};
 use crate::persistence::{Db, DbError, accounts, idempotency, settings};
+use crate::processor::breaker::CircuitBreaker;
+use crate::processor::http_client::HttpProcessor;
 use crate::processor::sandbox::Sandbox;
 use crate::processor::webhooks::WebhookTarget;
 use crate::processor::{Processor, Retrying};
@@ -45,6 +47,8 @@ pub enum StartupError {
     },
     #[error("server: {0}")]
     Serve(std::io::Error),
+    #[error("processor: {0}")]
+    Processor(String),
 }
 
 /// A gateway that is bound to its address and ready to serve.
@@ -103,7 +107,19 @@ impl Application {
             secret: webhook_secret.as_bytes().to_vec(),
             delay: config.sandbox_webhook_delay,
         };
-        let processor: Arc<dyn Processor> = Arc::new(Sandbox::new(db.clone(), Some(webhooks)));
+        let processor: Arc<dyn Processor> = match &config.processor_url {
+            None => Arc::new(Sandbox::new(db.clone(), Some(webhooks))),
+            Some(url) => {
+                let client = HttpProcessor::new(
+                    url,
+                    config.processor_connect_timeout,
+                    config.processor_limits.attempt_timeout,
+                )
+                .map_err(|e| StartupError::Processor(e.to_string()))?;
+                tracing::info!(%url, "using the processor over HTTP");
+                Arc::new(CircuitBreaker::new(Arc::new(client), config.breaker))
+            }
+        };
         let payments = PaymentService::new(
             db.clone(),
             Retrying::new(processor, config.processor_limits),

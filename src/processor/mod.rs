@@ -1,9 +1,12 @@
 //! Payment processors: one trait, the built-in sandbox, and the retry policy every call goes
 //! through.
 
+pub mod breaker;
+pub mod http_client;
 mod retry;
 pub mod sandbox;
 pub mod webhooks;
+pub mod wire;
 
 use std::time::Duration;
 
@@ -64,12 +67,36 @@ pub enum RefundOutcome {
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ProcessorError {
-    /// Safe to try again with the same idempotency key (connection failure, timeout, 5xx).
-    #[error("processor temporarily unavailable: {0}")]
-    Retryable(String),
+    /// Safe to try again with the same idempotency key (connection failure, timeout, 429,
+    /// 5xx); `retry_after` is the processor's own hint.
+    #[error("processor temporarily unavailable: {reason}")]
+    Retryable {
+        reason: String,
+        retry_after: Option<Duration>,
+    },
+    /// The circuit breaker is open: failing fast without calling the processor.
+    #[error("processor circuit open")]
+    CircuitOpen,
     /// Retrying cannot help.
     #[error("processor refused the request: {0}")]
     Fatal(String),
+}
+
+impl ProcessorError {
+    pub fn retryable(reason: impl Into<String>) -> Self {
+        ProcessorError::Retryable {
+            reason: reason.into(),
+            retry_after: None,
+        }
+    }
+
+    /// The processor may well answer later: the request can be retried with the same key.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            ProcessorError::Retryable { .. } | ProcessorError::CircuitOpen
+        )
+    }
 }
 
 /// The one interface to a payment processor.

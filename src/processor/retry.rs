@@ -7,6 +7,7 @@ use std::time::Duration;
 use backon::{BackoffBuilder, ExponentialBuilder};
 use rand::Rng;
 use tokio::time::{Instant, timeout};
+use tracing::Instrument;
 
 use super::{
     CallLimits, ChargeOutcome, ChargeRequest, Processor, ProcessorError, RefundOutcome,
@@ -34,14 +35,14 @@ impl RetryPolicy {
             })
     }
 
-    /// Runs `op` until it succeeds, fails for good, runs out of retries or of time.
+    /// Runs `op` until it succeeds, fails for good, runs out of retries or of time. A
+    /// processor's `Retry-After` lengthens the wait; an open circuit ends the call at once.
     pub async fn run<T, F, Fut>(&self, what: &'static str, mut op: F) -> Result<T, ProcessorError>
     where
         F: FnMut() -> Fut,
         Fut: Future<Output = Result<T, ProcessorError>>,
     {
-        let started = Instant::now();
-        let deadline = started + self.limits.deadline;
+        let deadline = Instant::now() + self.limits.deadline;
         let mut waits = self.waits();
         let mut attempt = 0u32;
         loop {
@@ -49,9 +50,9 @@ impl RetryPolicy {
             let left = deadline.saturating_duration_since(Instant::now());
             let budget = self.limits.attempt_timeout.min(left);
             let span = tracing::info_span!("processor_attempt", what, attempt);
-            let result = match timeout(budget, op()).await {
+            let result = match timeout(budget, op()).instrument(span.clone()).await {
                 Ok(result) => result,
-                Err(_) => Err(ProcessorError::Retryable(format!(
+                Err(_) => Err(ProcessorError::retryable(format!(
                     "no answer within {budget:?}"
                 ))),
             };
@@ -59,20 +60,18 @@ impl RetryPolicy {
                 Ok(_) => span.in_scope(|| tracing::info!(outcome = "ok")),
                 Err(e) => span.in_scope(|| tracing::warn!(outcome = %e)),
             }
-            match result {
-                Err(ProcessorError::Retryable(reason)) => {
-                    let Some(wait) = waits.next() else {
-                        return Err(ProcessorError::Retryable(reason));
-                    };
-                    if Instant::now() + wait >= deadline {
-                        return Err(ProcessorError::Retryable(format!(
-                            "deadline reached: {reason}"
-                        )));
-                    }
-                    tokio::time::sleep(wait).await;
-                }
-                other => return other,
+            let hint = match &result {
+                Err(ProcessorError::Retryable { retry_after, .. }) => *retry_after,
+                _ => return result,
+            };
+            let Some(jittered) = waits.next() else {
+                return result;
+            };
+            let wait = hint.map_or(jittered, |hint| hint.max(jittered));
+            if Instant::now() + wait >= deadline {
+                return result;
             }
+            tokio::time::sleep(wait).await;
         }
     }
 }
@@ -134,10 +133,10 @@ mod tests {
         let result: Result<(), _> = policy(3)
             .run("t", || async {
                 calls.fetch_add(1, Ordering::SeqCst);
-                Err(ProcessorError::Retryable("down".into()))
+                Err(ProcessorError::retryable("down"))
             })
             .await;
-        assert!(matches!(result, Err(ProcessorError::Retryable(_))));
+        assert!(matches!(result, Err(ProcessorError::Retryable { .. })));
         assert_eq!(calls.load(Ordering::SeqCst), 4, "one try and three retries");
     }
 
@@ -167,6 +166,43 @@ mod tests {
             })
             .await;
         assert_eq!(result, Ok(1));
+    }
+
+    #[tokio::test]
+    async fn an_open_circuit_is_not_retried() {
+        let calls = AtomicU32::new(0);
+        let result: Result<(), _> = policy(3)
+            .run("t", || async {
+                calls.fetch_add(1, Ordering::SeqCst);
+                Err(ProcessorError::CircuitOpen)
+            })
+            .await;
+        assert_eq!(result, Err(ProcessorError::CircuitOpen));
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn retry_after_lengthens_the_wait() {
+        let start = Instant::now();
+        let calls = AtomicU32::new(0);
+        let result = policy(1)
+            .run("t", || async {
+                if calls.fetch_add(1, Ordering::SeqCst) == 0 {
+                    Err(ProcessorError::Retryable {
+                        reason: "slow down".into(),
+                        retry_after: Some(Duration::from_secs(2)),
+                    })
+                } else {
+                    Ok(())
+                }
+            })
+            .await;
+        assert_eq!(result, Ok(()));
+        assert!(
+            start.elapsed() >= Duration::from_secs(2),
+            "waited {:?}",
+            start.elapsed()
+        );
     }
 
     #[test]

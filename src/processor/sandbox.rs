@@ -80,7 +80,7 @@ impl Sandbox {
 }
 
 fn unavailable(err: DbError) -> ProcessorError {
-    ProcessorError::Retryable(format!("sandbox storage: {err}"))
+    ProcessorError::retryable(format!("sandbox storage: {err}"))
 }
 
 fn outcome(op: &sandbox::SandboxOperation) -> Option<ChargeOutcome> {
@@ -154,7 +154,7 @@ impl Processor for Sandbox {
                     .map_err(unavailable)?
             };
             if attempts <= FLAKY_FAILURES {
-                return Err(ProcessorError::Retryable(format!(
+                return Err(ProcessorError::retryable(format!(
                     "sandbox: flaky source failed attempt {attempts}"
                 )));
             }
@@ -167,12 +167,12 @@ impl Processor for Sandbox {
             return settled
                 .as_ref()
                 .and_then(outcome)
-                .ok_or_else(|| ProcessorError::Retryable("sandbox: charge not settled".into()));
+                .ok_or_else(|| ProcessorError::retryable("sandbox: charge not settled"));
         }
         if first_attempt && op.status == PENDING {
             self.settle_later(&op.idempotency_key, &op.reference, CHARGE_SUCCEEDED);
         }
-        outcome(&op).ok_or_else(|| ProcessorError::Retryable("sandbox: charge not settled".into()))
+        outcome(&op).ok_or_else(|| ProcessorError::retryable("sandbox: charge not settled"))
     }
 
     #[tracing::instrument(skip_all, fields(key = %request.idempotency_key))]

@@ -15,7 +15,7 @@ use crate::error::ApiError;
 use crate::persistence::payment_writes::{self, Changes, KeyAction, KeyRef};
 use crate::persistence::payments::{self, NewPayment, Payment};
 use crate::persistence::{Db, idempotency};
-use crate::processor::{ChargeOutcome, ChargeRequest, ProcessorError, Retrying};
+use crate::processor::{ChargeOutcome, ChargeRequest, Retrying};
 
 /// Longest source token accepted.
 pub const MAX_SOURCE_LEN: usize = 255;
@@ -285,14 +285,14 @@ impl PaymentService {
         };
         let outcome = match self.processor.charge(&request).await {
             Ok(outcome) => outcome,
-            Err(ProcessorError::Retryable(reason)) => {
+            Err(err) if err.is_transient() => {
                 idempotency::release(&self.db, key.account_id, key.key).await?;
-                tracing::warn!(%reason, "processor unavailable; claim released");
+                tracing::warn!(error = %err, "processor unavailable; claim released");
                 return Err(ApiError::ProcessorUnavailable);
             }
-            Err(ProcessorError::Fatal(reason)) => {
+            Err(err) => {
                 // Refused outright: the payment fails rather than waiting for ever.
-                tracing::error!(%reason, "the processor refused the charge");
+                tracing::error!(error = %err, "the processor refused the charge");
                 ChargeOutcome::Declined {
                     reference: String::new(),
                     code: PROCESSOR_ERROR.to_string(),

@@ -14,7 +14,7 @@ use crate::error::ApiError;
 use crate::persistence::idempotency;
 use crate::persistence::payment_writes::{self, Changes, KeyAction, KeyRef};
 use crate::persistence::payments::{self, Payment, Refund};
-use crate::processor::{ProcessorError, RefundOutcome, RefundRequest};
+use crate::processor::{RefundOutcome, RefundRequest};
 
 /// Longest refund reason accepted, in characters.
 pub const MAX_REASON_LEN: usize = 500;
@@ -191,14 +191,14 @@ impl PaymentService {
         };
         let outcome = match self.processor().refund(&request).await {
             Ok(outcome) => outcome,
-            Err(ProcessorError::Retryable(reason)) => {
+            Err(err) if err.is_transient() => {
                 idempotency::release(self.db(), key.account_id, key.key).await?;
-                tracing::warn!(%reason, "processor unavailable for a refund; claim released");
+                tracing::warn!(error = %err, "processor unavailable for a refund; claim released");
                 return Err(ApiError::ProcessorUnavailable);
             }
-            Err(ProcessorError::Fatal(reason)) => {
+            Err(err) => {
                 // Refused outright: the refund fails and the payment goes back.
-                tracing::error!(%reason, "the processor refused the refund");
+                tracing::error!(error = %err, "the processor refused the refund");
                 RefundOutcome::Failed {
                     reference: String::new(),
                     code: PROCESSOR_ERROR.to_string(),
