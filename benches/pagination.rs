@@ -22,7 +22,7 @@ use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
 use graphpay::persistence::accounts;
 use graphpay::persistence::payment_pages::{
-    PageQuery, fetch, offset_page_for_benchmark, page_sql, sort_key,
+    PageQuery, exists_behind, fetch, offset_page_for_benchmark, page_sql, sort_key,
 };
 use graphpay::persistence::payments::{NewPayment, insert_many};
 use graphpay::persistence::{Backend, Db, DbConfig};
@@ -84,6 +84,8 @@ struct Row {
     keyset_ratio: f64,
     offset_median: f64,
     offset_ratio: f64,
+    /// The page plus the `hasPreviousPage` probe, as a client selecting that flag pays.
+    with_probe_median: f64,
 }
 
 /// A control line: the keyset page just after the first row (depth 1), which pays for a cursor
@@ -109,6 +111,23 @@ async fn time_keyset(
         let page = fetch(db, query).await?;
         samples.push(started.elapsed());
         std::hint::black_box(page);
+    }
+    Ok(samples)
+}
+
+/// Like [`time_keyset`], with the `hasPreviousPage` probe after each page.
+async fn time_keyset_with_probe(
+    db: &Db,
+    query: &PageQuery,
+    repeats: usize,
+) -> Result<Vec<Duration>, BoxError> {
+    let mut samples = Vec::with_capacity(repeats);
+    for _ in 0..repeats {
+        let started = Instant::now();
+        let page = fetch(db, query).await?;
+        let behind = exists_behind(db, query).await?;
+        samples.push(started.elapsed());
+        std::hint::black_box((page, behind));
     }
     Ok(samples)
 }
@@ -266,7 +285,7 @@ async fn measure(
                 order_name(order)
             );
             assert_eq!(keyset_ids.len() as u64, PAGE.min(rows - depth));
-            assert_eq!(page.has_previous_page, depth > 0);
+            assert_eq!(exists_behind(db, &query).await?, depth > 0);
 
             if depth == DEPTHS.into_iter().filter(|&d| d < rows).max().unwrap_or(0) {
                 eprintln!(
@@ -278,6 +297,8 @@ async fn measure(
 
             // Keyset: one untimed warm-up, then `repeats` timed runs.
             let mut keyset = time_keyset(db, &query, repeats).await?;
+            let (with_probe_median, _) =
+                summarize(&mut time_keyset_with_probe(db, &query, repeats).await?);
             // OFFSET: same.
             offset_page_for_benchmark(db, account_id, order, depth, PAGE).await?;
             let mut offset = Vec::with_capacity(repeats);
@@ -301,6 +322,7 @@ async fn measure(
                 keyset_ratio: keyset_median / base_keyset,
                 offset_median,
                 offset_ratio: offset_median / base_offset,
+                with_probe_median,
             };
             eprintln!("  {}", table_line(&row));
             out.push(row);
@@ -356,14 +378,14 @@ fn control_line(control: &Control) -> String {
 }
 
 fn table_header() -> String {
-    "| database | order | depth | keyset median ms | keyset p95 ms | keyset ratio vs first page | offset median ms | offset ratio |\n\
-     |---|---|---:|---:|---:|---:|---:|---:|"
+    "| database | order | depth | keyset median ms | keyset p95 ms | keyset ratio vs first page | offset median ms | offset ratio | keyset + hasPreviousPage probe median ms |\n\
+     |---|---|---:|---:|---:|---:|---:|---:|---:|"
         .to_string()
 }
 
 fn table_line(row: &Row) -> String {
     format!(
-        "| {} | {} | {} | {:.3} | {:.3} | {:.2}x | {:.3} | {:.2}x |",
+        "| {} | {} | {} | {:.3} | {:.3} | {:.2}x | {:.3} | {:.2}x | {:.3} |",
         row.database,
         row.order,
         row.depth,
@@ -371,7 +393,8 @@ fn table_line(row: &Row) -> String {
         row.keyset_p95,
         row.keyset_ratio,
         row.offset_median,
-        row.offset_ratio
+        row.offset_ratio,
+        row.with_probe_median
     )
 }
 

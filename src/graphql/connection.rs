@@ -180,14 +180,8 @@ impl PaymentConnection {
         self.page.rows.iter().cloned().map(Payment).collect()
     }
 
-    async fn page_info(&self, ctx: &Context<'_>) -> Result<PageInfo> {
-        let codec = ctx.data::<CursorCodec>()?;
-        Ok(PageInfo {
-            has_next_page: self.page.has_next_page,
-            has_previous_page: self.page.has_previous_page,
-            start_cursor: self.page.rows.first().map(|p| self.cursor(codec, p)),
-            end_cursor: self.page.rows.last().map(|p| self.cursor(codec, p)),
-        })
+    async fn page_info(&self) -> PageInfo<'_> {
+        PageInfo { connection: self }
     }
 
     /// How many payments match the filter, across all pages. Counted only when selected.
@@ -216,10 +210,58 @@ impl PaymentEdge {
     }
 }
 
-#[derive(SimpleObject)]
-pub struct PageInfo {
-    pub has_next_page: bool,
-    pub has_previous_page: bool,
-    pub start_cursor: Option<String>,
-    pub end_cursor: Option<String>,
+/// Where a page sits. Both flags are exact; the one for the direction opposite to paging
+/// costs an indexed probe, made only when it is selected.
+pub struct PageInfo<'a> {
+    connection: &'a PaymentConnection,
+}
+
+impl PageInfo<'_> {
+    async fn behind(&self, ctx: &Context<'_>) -> Result<bool> {
+        let db = ctx.data::<Db>()?;
+        Ok(payment_pages::exists_behind(db, &self.connection.query)
+            .await
+            .map_err(ApiError::from)?)
+    }
+}
+
+#[Object]
+impl PageInfo<'_> {
+    async fn has_next_page(&self, ctx: &Context<'_>) -> Result<bool> {
+        let page = &self.connection.page;
+        if page.backward {
+            self.behind(ctx).await
+        } else {
+            Ok(page.more)
+        }
+    }
+
+    async fn has_previous_page(&self, ctx: &Context<'_>) -> Result<bool> {
+        let page = &self.connection.page;
+        if page.backward {
+            Ok(page.more)
+        } else {
+            self.behind(ctx).await
+        }
+    }
+
+    async fn start_cursor(&self, ctx: &Context<'_>) -> Result<Option<String>> {
+        let codec = ctx.data::<CursorCodec>()?;
+        Ok(self
+            .connection
+            .page
+            .rows
+            .first()
+            .map(|p| self.connection.cursor(codec, p)))
+    }
+
+    async fn end_cursor(&self, ctx: &Context<'_>) -> Result<Option<String>> {
+        let codec = ctx.data::<CursorCodec>()?;
+        Ok(self
+            .connection
+            .page
+            .rows
+            .last()
+            .map(|p| self.connection.cursor(codec, p)))
+    }
 }

@@ -28,12 +28,15 @@ pub struct PageQuery {
     pub before: Option<Position>,
 }
 
-/// A page in the requested order, with exact neighbours in both directions.
+/// A page in the requested order.
 #[derive(Clone, Debug)]
 pub struct Page {
     pub rows: Vec<Payment>,
-    pub has_next_page: bool,
-    pub has_previous_page: bool,
+    /// Whether more rows follow in the paging direction (from the one extra row fetched):
+    /// `hasNextPage` for `first`, `hasPreviousPage` for `last`.
+    pub more: bool,
+    /// Paged with `last`/`before`.
+    pub backward: bool,
 }
 
 /// The value of the sort key of a row, as a cursor holds it.
@@ -178,8 +181,8 @@ async fn exists_beyond(
     Ok(found.is_some())
 }
 
-/// Fetches one page. `hasNextPage`/`hasPreviousPage` are exact: the paging direction by
-/// one extra row, the other by an existence probe beyond the cursor.
+/// Fetches one page: one statement, `limit + 1` rows, the extra row telling whether more
+/// follow in the paging direction.
 #[tracing::instrument(skip_all, fields(account_id = %query.account_id))]
 pub async fn fetch(db: &Db, query: &PageQuery) -> Result<Page, DbError> {
     let (select, limit, backward) = page_select(query);
@@ -189,25 +192,27 @@ pub async fn fetch(db: &Db, query: &PageQuery) -> Result<Page, DbError> {
     if backward {
         rows.reverse();
     }
-    let direction = query.order.direction;
-    let (has_next_page, has_previous_page) = if backward {
-        let next = match &query.before {
-            Some(before) => exists_beyond(db, query, not_before_side(direction), before).await?,
-            None => false,
-        };
-        (next, more)
-    } else {
-        let previous = match &query.after {
-            Some(after) => exists_beyond(db, query, not_after_side(direction), after).await?,
-            None => false,
-        };
-        (more, previous)
-    };
     Ok(Page {
         rows,
-        has_next_page,
-        has_previous_page,
+        more,
+        backward,
     })
+}
+
+/// The flag for the direction opposite to paging, exact: is there any row of the filtered
+/// set on the far side of the cursor the page starts from (`hasPreviousPage` for
+/// `first`/`after`, `hasNextPage` for `last`/`before`)? One indexed probe, run only when a
+/// client asks for it.
+pub async fn exists_behind(db: &Db, query: &PageQuery) -> Result<bool, DbError> {
+    let direction = query.order.direction;
+    let (cursor, side) = match query.size {
+        PageSize::First(_) => (&query.after, not_after_side(direction)),
+        PageSize::Last(_) => (&query.before, not_before_side(direction)),
+    };
+    match cursor {
+        Some(position) => exists_beyond(db, query, side, position).await,
+        None => Ok(false),
+    }
 }
 
 /// Number of rows the filter selects (for `totalCount`, run only when it is asked for).
