@@ -19,6 +19,7 @@ use crate::processor::http_client::HttpProcessor;
 use crate::processor::sandbox::Sandbox;
 use crate::processor::webhooks::WebhookTarget;
 use crate::processor::{Processor, Retrying};
+use crate::service::feed::PaymentFeed;
 use crate::service::idempotency::IdempotencySettings;
 use crate::service::payments::PaymentService;
 use crate::service::reconcile::ReconcileSettings;
@@ -120,10 +121,12 @@ impl Application {
                 Arc::new(CircuitBreaker::new(Arc::new(client), config.breaker))
             }
         };
+        let feed = PaymentFeed::start(db.clone(), Some(config.database.url.as_str())).await;
         let payments = PaymentService::new(
             db.clone(),
             Retrying::new(processor, config.processor_limits),
             config.idempotency,
+            feed.clone(),
         );
         let limits = Limits {
             max_depth: config.max_query_depth,
@@ -142,6 +145,7 @@ impl Application {
             )),
             request_timeout: config.request_timeout,
             webhook_secret: Arc::from(webhook_secret.into_bytes()),
+            feed,
         };
         Ok(Self {
             listener,

@@ -7,9 +7,10 @@ mod node;
 mod objects;
 mod query;
 mod scalars;
+mod subscription;
 
 use async_graphql::dataloader::DataLoader;
-use async_graphql::{EmptySubscription, SDLExportOptions, Schema};
+use async_graphql::{Data, SDLExportOptions, Schema};
 
 use crate::domain::cursor::CursorCodec;
 use crate::error::ErrorCodes;
@@ -17,10 +18,11 @@ use crate::persistence::Db;
 
 pub use mutation::Mutation;
 pub use query::Query;
+pub use subscription::Subscription;
 
 use crate::service::payments::PaymentService;
 
-pub type AppSchema = Schema<Query, Mutation, EmptySubscription>;
+pub type AppSchema = Schema<Query, Mutation, Subscription>;
 
 /// The account a request acts for, put into every request's data by the HTTP layer after the
 /// API key has been checked. Resolvers read only this account's rows.
@@ -37,7 +39,7 @@ pub struct Limits {
 }
 
 pub fn build(db: Db, cursors: CursorCodec, payments: PaymentService, limits: Limits) -> AppSchema {
-    Schema::build(Query, Mutation, EmptySubscription)
+    Schema::build(Query, Mutation, Subscription)
         .data(db)
         .data(payments)
         .data(cursors)
@@ -47,26 +49,39 @@ pub fn build(db: Db, cursors: CursorCodec, payments: PaymentService, limits: Lim
         .finish()
 }
 
+/// What a request (or a subscription connection) needs: the viewer and account-scoped loaders.
+pub fn data_for(db: &Db, account_id: String) -> Data {
+    let mut data = Data::default();
+    data.insert(loader(db, &account_id));
+    data.insert(Viewer { account_id });
+    data
+}
+
+/// A short gathering window, so that all the loads a page of up to 100 nodes triggers at one
+/// depth land in one batch; batches stay within SQL parameter limits. No cache: every request
+/// reads what is stored now.
+fn loader(db: &Db, account_id: &str) -> DataLoader<loaders::AccountLoader> {
+    DataLoader::new(
+        loaders::AccountLoader::new(db.clone(), account_id.to_string()),
+        tokio::spawn,
+    )
+    .delay(std::time::Duration::from_millis(5))
+    .max_batch_size(500)
+}
+
 /// Adds what one request needs: the viewer and its (per-request, account-scoped) loaders.
 pub fn request_for(
     request: async_graphql::Request,
     db: &Db,
     account_id: String,
 ) -> async_graphql::Request {
-    // A short gathering window, so that all the loads a page of up to 100 nodes triggers at
-    // one depth land in one batch; batches stay within SQL parameter limits.
-    let loader = DataLoader::new(
-        loaders::AccountLoader::new(db.clone(), account_id.clone()),
-        tokio::spawn,
-    )
-    .delay(std::time::Duration::from_millis(5))
-    .max_batch_size(500);
+    let loader = loader(db, &account_id);
     request.data(Viewer { account_id }).data(loader)
 }
 
 /// The schema in SDL, sorted so that it does not churn with declaration order.
 pub fn sdl() -> String {
-    Schema::build(Query, Mutation, EmptySubscription)
+    Schema::build(Query, Mutation, Subscription)
         .finish()
         .sdl_with_options(
             SDLExportOptions::new()

@@ -19,8 +19,8 @@ pub struct CreatePaymentInput {
     pub source: String,
     pub description: Option<String>,
     /// Charge at once (default); `false` leaves the payment PENDING for `confirmPayment`.
-    #[graphql(default = true)]
-    pub confirm: bool,
+    #[graphql(default_with = "Some(true)")]
+    pub confirm: Option<bool>,
 }
 
 #[derive(SimpleObject)]
@@ -89,7 +89,7 @@ impl Mutation {
             input.currency.0,
             input.source,
             input.description,
-            input.confirm,
+            input.confirm.unwrap_or(true),
         )?;
         Ok(service
             .create(&viewer.account_id, &key, input)

@@ -4,6 +4,7 @@ mod auth;
 mod graphql;
 mod health;
 mod playground;
+mod subscriptions;
 mod webhooks;
 
 use std::sync::Arc;
@@ -21,6 +22,7 @@ use tracing::Level;
 
 use crate::graphql::AppSchema;
 use crate::persistence::Db;
+use crate::service::feed::PaymentFeed;
 
 pub use playground::PlaygroundPage;
 
@@ -33,6 +35,8 @@ pub struct AppState {
     pub request_timeout: Duration,
     /// What processor webhooks are signed with.
     pub webhook_secret: Arc<[u8]>,
+    /// Payment changes, for webhooks to announce and subscriptions to hear.
+    pub feed: PaymentFeed,
 }
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -71,6 +75,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/graphql", get(playground::page).post(graphql::execute))
         .route("/graphql/assets/{name}", get(playground::asset))
+        .route("/graphql/ws", get(subscriptions::upgrade))
         .route("/webhooks/processor", post(webhooks::receive))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))

@@ -19,10 +19,18 @@ pub async fn receive(
     body: Bytes,
 ) -> (StatusCode, Json<Value>) {
     let signature = headers.get(SIGNATURE_HEADER).and_then(|v| v.to_str().ok());
-    match webhooks::receive(&state.db, &state.webhook_secret, signature, &body).await {
+    match webhooks::receive(
+        &state.db,
+        &state.feed,
+        &state.webhook_secret,
+        signature,
+        &body,
+    )
+    .await
+    {
         Ok(Ok(outcome)) => {
             let (status, detail) = match outcome {
-                EventOutcome::Applied => ("applied", None),
+                EventOutcome::Applied(_) => ("applied", None),
                 EventOutcome::Duplicate => ("duplicate", None),
                 EventOutcome::Ignored(why) => ("ignored", Some(why)),
             };

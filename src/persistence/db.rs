@@ -147,6 +147,17 @@ impl Db {
             .collect())
     }
 
+    /// Announces `payload` on a PostgreSQL notification channel (delivered to listeners on
+    /// every connection, of every instance).
+    pub async fn notify(&self, channel: &str, payload: &str) -> Result<(), DbErr> {
+        let statement = Statement::from_sql_and_values(
+            DbBackend::Postgres,
+            "SELECT pg_notify($1, $2)",
+            [channel.into(), payload.into()],
+        );
+        self.conn.execute_raw(statement).await.map(|_| ())
+    }
+
     pub async fn close(self) -> Result<(), DbErr> {
         self.conn.close().await
     }
@@ -206,4 +217,26 @@ async fn create_schema(url: &str, schema: &str) -> Result<(), DbErr> {
     conn.execute_unprepared(&format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\""))
         .await?;
     conn.close().await
+}
+
+/// Listens on a PostgreSQL notification channel until the connection fails for good, handing
+/// each payload to `on_message`. The listener reconnects by itself after transient failures.
+pub async fn listen(
+    url: &str,
+    channel: &str,
+    mut on_message: impl FnMut(&str),
+) -> Result<(), DbErr> {
+    let mut listener = sea_orm::sqlx::postgres::PgListener::connect(url)
+        .await
+        .map_err(|e| DbErr::Custom(format!("listen: {e}")))?;
+    listener
+        .listen(channel)
+        .await
+        .map_err(|e| DbErr::Custom(format!("listen: {e}")))?;
+    loop {
+        match listener.recv().await {
+            Ok(notification) => on_message(notification.payload()),
+            Err(err) => return Err(DbErr::Custom(format!("listen: {err}"))),
+        }
+    }
 }

@@ -6,6 +6,7 @@ use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
 use super::entities::{payments, processor_events, refunds};
 use super::payment_writes::{Changes, StaleVersion, settle_refund_in, transition_in};
+use super::payments::Payment;
 use super::{Db, DbError};
 use crate::domain::state_machine::{self, PaymentOperation, RefundOperation};
 use crate::domain::status::{PaymentStatus, RefundStatus};
@@ -29,7 +30,8 @@ pub struct IncomingEvent<'a> {
 /// What became of an event.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EventOutcome {
-    Applied,
+    /// Applied: the payment as it now stands.
+    Applied(Box<Payment>),
     /// Seen before: nothing done.
     Duplicate,
     /// Recorded, but not applied (unknown object, out of order, or not allowed).
@@ -92,14 +94,15 @@ pub async fn apply(
                     let status = PaymentStatus::parse(&payment.status);
                     match status.map(|s| state_machine::next(s, operation)) {
                         Some(Ok(to)) => {
-                            if transition_in(&txn, &payment, to, "processor webhook", &changes)
+                            match transition_in(&txn, &payment, to, "processor webhook", &changes)
                                 .await?
-                                .is_err()
                             {
-                                txn.rollback().await?;
-                                return Ok(Err(StaleVersion));
+                                Ok(updated) => EventOutcome::Applied(Box::new(updated)),
+                                Err(stale) => {
+                                    txn.rollback().await?;
+                                    return Ok(Err(stale));
+                                }
                             }
-                            EventOutcome::Applied
                         }
                         _ => EventOutcome::Ignored(format!(
                             "a {} payment cannot {}",
@@ -157,11 +160,13 @@ pub async fn apply(
                                 plan.amount_refunded,
                             )
                             .await?;
-                            if settled.is_err() {
-                                txn.rollback().await?;
-                                return Ok(Err(StaleVersion));
+                            match settled {
+                                Ok((updated, _)) => EventOutcome::Applied(Box::new(updated)),
+                                Err(stale) => {
+                                    txn.rollback().await?;
+                                    return Ok(Err(stale));
+                                }
                             }
-                            EventOutcome::Applied
                         }
                         Err(why) => EventOutcome::Ignored(why.to_string()),
                     }
@@ -171,7 +176,7 @@ pub async fn apply(
         }
     };
     let recorded = match &outcome {
-        EventOutcome::Applied => "applied".to_string(),
+        EventOutcome::Applied(_) => "applied".to_string(),
         EventOutcome::Ignored(why) => format!("ignored: {why}"),
         EventOutcome::Duplicate => "duplicate".to_string(),
     };

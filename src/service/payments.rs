@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use super::feed::PaymentFeed;
 use super::idempotency::{IdempotencySettings, NextAction, begin};
 use crate::domain::currency::Currency;
 use crate::domain::idempotency::{IdempotencyKey, fingerprint};
@@ -103,15 +104,32 @@ pub struct PaymentService {
     db: Db,
     processor: Retrying,
     settings: IdempotencySettings,
+    feed: PaymentFeed,
 }
 
 impl PaymentService {
-    pub fn new(db: Db, processor: Retrying, settings: IdempotencySettings) -> Self {
+    pub fn new(
+        db: Db,
+        processor: Retrying,
+        settings: IdempotencySettings,
+        feed: PaymentFeed,
+    ) -> Self {
         Self {
             db,
             processor,
             settings,
+            feed,
         }
+    }
+
+    /// Where changes to payments are announced (for subscriptions).
+    pub fn feed(&self) -> &PaymentFeed {
+        &self.feed
+    }
+
+    /// Announces a change that has been committed.
+    pub(crate) async fn changed(&self, payment: &Payment) {
+        self.feed.publish(payment).await;
     }
 
     pub fn settings(&self) -> &IdempotencySettings {
@@ -171,7 +189,10 @@ impl PaymentService {
                     },
                     created_at: Timestamp::now(),
                 };
-                payment_writes::create_for_key(&self.db, new, key_ref, !input.confirm).await?
+                let created =
+                    payment_writes::create_for_key(&self.db, new, key_ref, !input.confirm).await?;
+                self.changed(&created).await;
+                created
             }
         };
         if !input.confirm {
@@ -249,7 +270,10 @@ impl PaymentService {
             )
             .await?
             {
-                Ok(processing) => return self.charge(processing, key_ref).await,
+                Ok(processing) => {
+                    self.changed(&processing).await;
+                    return self.charge(processing, key_ref).await;
+                }
                 Err(_stale) => payment = self.reload(account_id, payment_id).await?,
             }
         }
@@ -363,6 +387,7 @@ impl PaymentService {
             .await?
             {
                 Ok(settled) => {
+                    self.changed(&settled).await;
                     return Ok(PaymentResult {
                         payment: settled,
                         replayed: false,

@@ -123,6 +123,12 @@ impl PaymentService {
         let done =
             payment_writes::transition(self.db(), payment, to, reason, changes, KeyAction::None)
                 .await?;
-        Ok(done.is_ok())
+        match done {
+            Ok(updated) => {
+                self.changed(&updated).await;
+                Ok(true)
+            }
+            Err(_stale) => Ok(false),
+        }
     }
 }

@@ -150,6 +150,7 @@ impl PaymentService {
             .await?
             {
                 Ok((refunding, refund)) => {
+                    self.changed(&refunding).await;
                     return self.send_refund(refunding, refund, key_ref).await;
                 }
                 Err(_stale) => continue,
@@ -272,7 +273,10 @@ impl PaymentService {
             )
             .await?;
             match settled {
-                Ok(both) => return Ok(both),
+                Ok(both) => {
+                    self.changed(&both.0).await;
+                    return Ok(both);
+                }
                 Err(_stale) => {
                     payment = self.reload(&payment.account_id, &payment.id).await?;
                     refund = self.reload_refund(&refund.account_id, &refund.id).await?;
@@ -322,6 +326,7 @@ impl PaymentService {
             )
             .await?;
             if let Ok(payment) = changed {
+                self.changed(&payment).await;
                 return Ok(PaymentResult {
                     payment,
                     replayed: false,

@@ -2,6 +2,7 @@
 //! once; duplicates, unknown objects and events that arrive out of order are recorded and
 //! ignored, never applied.
 
+use super::feed::PaymentFeed;
 use crate::domain::time::Timestamp;
 use crate::domain::webhook::{self, EventKind, WebhookRejection};
 use crate::error::ApiError;
@@ -22,6 +23,7 @@ const MAX_STALE_RETRIES: usize = 8;
 #[tracing::instrument(skip_all)]
 pub async fn receive(
     db: &Db,
+    feed: &PaymentFeed,
     secret: &[u8],
     signature: Option<&str>,
     body: &[u8],
@@ -63,6 +65,9 @@ pub async fn receive(
     };
     for _ in 0..MAX_STALE_RETRIES {
         if let Ok(outcome) = webhook_writes::apply(db, &incoming).await? {
+            if let EventOutcome::Applied(payment) = &outcome {
+                feed.publish(payment).await;
+            }
             tracing::info!(event = %event.id, kind = %event.kind, ?outcome, "webhook handled");
             return Ok(Ok(outcome));
         }

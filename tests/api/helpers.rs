@@ -47,6 +47,26 @@ macro_rules! on_both_backends {
     )*};
 }
 
+/// Runs each named `async fn(Backend)` on SQLite and on PostgreSQL, for tests that start
+/// their gateway with a configuration of their own.
+#[macro_export]
+macro_rules! on_both_backends_fn {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn sqlite() {
+                super::$name($crate::helpers::Backend::Sqlite).await
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            #[cfg_attr(not(pg_tests), ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run")]
+            async fn postgres() {
+                super::$name($crate::helpers::Backend::Postgres).await
+            }
+        }
+    )*};
+}
+
 /// Where a test's database lives; dropped with the test.
 enum TestDatabase {
     Sqlite { _dir: tempfile::TempDir },

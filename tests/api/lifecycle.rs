@@ -730,24 +730,7 @@ async fn a_page_with_refunds_and_events_costs_a_constant_number_of_queries(backe
     );
 }
 
-macro_rules! on_both_backends_with_config {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn sqlite() {
-                super::$name(crate::helpers::Backend::Sqlite).await
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            #[cfg_attr(not(pg_tests), ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run")]
-            async fn postgres() {
-                super::$name(crate::helpers::Backend::Postgres).await
-            }
-        }
-    )*};
-}
-
-on_both_backends_with_config!(
+crate::on_both_backends_fn!(
     every_cell_of_the_transition_table,
     refunds_partial_full_failed_and_replayed,
     twenty_concurrent_partial_refunds_never_exceed_the_amount,

@@ -17,3 +17,4 @@ mod payments;
 mod persistence;
 mod playground;
 mod schema;
+mod subscriptions;

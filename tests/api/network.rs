@@ -389,24 +389,7 @@ async fn a_processor_killed_and_restarted_during_a_burst_loses_nothing(backend: 
     );
 }
 
-macro_rules! on_both_backends_with_config {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn sqlite() {
-                super::$name(crate::helpers::Backend::Sqlite).await
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            #[cfg_attr(not(pg_tests), ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run")]
-            async fn postgres() {
-                super::$name(crate::helpers::Backend::Postgres).await
-            }
-        }
-    )*};
-}
-
-on_both_backends_with_config!(
+crate::on_both_backends_fn!(
     a_flaky_processor_succeeds_after_retries_with_one_charge,
     a_processor_that_never_answers_gives_processor_unavailable_then_one_charge,
     a_response_lost_after_the_charge_is_found_by_key_on_retry,

@@ -463,24 +463,7 @@ async fn expired_keys_are_swept_and_then_mean_a_new_request(backend: Backend) {
     assert_eq!(charges(&app).await, 2);
 }
 
-macro_rules! on_both_backends_with_config {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn sqlite() {
-                super::$name(crate::helpers::Backend::Sqlite).await
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            #[cfg_attr(not(pg_tests), ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run")]
-            async fn postgres() {
-                super::$name(crate::helpers::Backend::Postgres).await
-            }
-        }
-    )*};
-}
-
-on_both_backends_with_config!(
+crate::on_both_backends_fn!(
     processor_unavailable_then_retry_charges_once,
     a_timeout_answers_processor_unavailable_and_releases_the_claim,
     an_abandoned_claim_is_taken_over_after_the_lock_timeout,

@@ -28,6 +28,18 @@ fn schema_has_the_contract_root_types_and_names() {
         "viewer: Account!",
         "payment(id: ID!): Payment",
         "amountRefundable: Int!",
+        "type Mutation",
+        "type Subscription",
+        "paymentUpdated(id: ID): Payment!",
+        "createPayment(idempotencyKey: String!, input: CreatePaymentInput!): PaymentPayload!",
+        "confirmPayment(idempotencyKey: String!, paymentId: ID!): PaymentPayload!",
+        "cancelPayment(paymentId: ID!): PaymentPayload!",
+        "refundPayment(idempotencyKey: String!, input: RefundPaymentInput!): RefundPayload!",
+        "confirm: Boolean = true",
+        "idempotencyRecord(key: String!): IdempotencyRecord",
+        "direction: OrderDirection! = DESC",
+        "field: PaymentOrderField! = CREATED_AT",
+        "totalCount: Int!",
     ] {
         assert!(sdl.contains(needle), "schema lacks {needle:?}");
     }

@@ -1,0 +1,139 @@
+//! `paymentUpdated` over `graphql-transport-ws` at `/graphql/ws`.
+
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+use crate::helpers::{Backend, TestApp};
+use crate::payments::{create, input};
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn connect(app: &TestApp, key: &str) -> Result<Socket, String> {
+    let url = format!("{}/graphql/ws", app.address.replace("http://", "ws://"));
+    let mut request = url.into_client_request().unwrap();
+    request.headers_mut().insert(
+        "sec-websocket-protocol",
+        "graphql-transport-ws".parse().unwrap(),
+    );
+    let (mut socket, _) = tokio_tungstenite::connect_async(request)
+        .await
+        .map_err(|e| e.to_string())?;
+    let init =
+        json!({"type": "connection_init", "payload": {"Authorization": format!("Bearer {key}")}});
+    socket.send(Message::text(init.to_string())).await.unwrap();
+    match next_message(&mut socket).await {
+        Some(m) if m["type"] == "connection_ack" => Ok(socket),
+        other => Err(format!("no ack: {other:?}")),
+    }
+}
+
+/// The next JSON message, or `None` when the socket closes (or nothing comes for 10 s).
+async fn next_message(socket: &mut Socket) -> Option<Value> {
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
+            .await
+            .ok()??
+            .ok()?;
+        match message {
+            Message::Text(text) => return serde_json::from_str(&text).ok(),
+            Message::Close(_) => return None,
+            _ => continue,
+        }
+    }
+}
+
+async fn subscribe(socket: &mut Socket, id: Option<&str>) {
+    let query = "subscription S($id: ID) { paymentUpdated(id: $id) { id status amount } }";
+    let message = json!({"id": "1", "type": "subscribe", "payload": {"query": query, "variables": {"id": id}}});
+    socket
+        .send(Message::text(message.to_string()))
+        .await
+        .unwrap();
+}
+
+/// The next `paymentUpdated` payload on the socket.
+async fn next_update(socket: &mut Socket) -> Value {
+    let message = next_message(socket).await.expect("an update");
+    assert_eq!(message["type"], "next", "{message}");
+    message["payload"]["data"]["paymentUpdated"].clone()
+}
+
+async fn a_subscriber_sees_its_own_payments_change(backend: Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (_, key) = app.account("Alice").await;
+    let (_, other) = app.account("Bob").await;
+    let mut socket = connect(&app, &key).await.unwrap();
+    subscribe(&mut socket, None).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    create(&app, &other, "bob", input(100, "tok_visa")).await;
+    let mine = create(&app, &key, "alice", input(4200, "tok_visa")).await;
+    let id = mine["payment"]["id"].as_str().unwrap();
+    let first = next_update(&mut socket).await;
+    assert_eq!(
+        first,
+        json!({"id": id, "status": "PROCESSING", "amount": 4200}),
+        "Bob's payment never shows"
+    );
+    let second = next_update(&mut socket).await;
+    assert_eq!(
+        second,
+        json!({"id": id, "status": "SUCCEEDED", "amount": 4200})
+    );
+}
+
+async fn a_subscription_to_one_payment_sees_only_that_one(backend: Backend) {
+    let app = crate::lifecycle::quiet(backend).await;
+    let (_, key) = app.account("Alice").await;
+    let pending = create(&app, &key, "p", serde_json::json!({"amount": 100, "currency": "USD", "source": "tok_visa", "confirm": false})).await;
+    let id = pending["payment"]["id"].as_str().unwrap().to_string();
+    let mut socket = connect(&app, &key).await.unwrap();
+    subscribe(&mut socket, Some(&id)).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    create(&app, &key, "other", input(100, "tok_visa")).await;
+    app.query(&key, crate::lifecycle::CANCEL, json!({"id": id}))
+        .await;
+    assert_eq!(
+        next_update(&mut socket).await,
+        json!({"id": id, "status": "CANCELED", "amount": 100})
+    );
+}
+
+async fn a_connection_without_a_valid_key_is_refused(backend: Backend) {
+    let app = TestApp::spawn(backend).await;
+    assert!(connect(&app, "gpk_wrong").await.is_err());
+    let (_, key) = app.account("Alice").await;
+    assert!(connect(&app, &key).await.is_ok());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(pg_tests),
+    ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run"
+)]
+async fn subscribers_on_one_instance_hear_changes_made_on_another_postgres() {
+    let app = TestApp::spawn(Backend::Postgres).await;
+    let other = app.another_instance().await;
+    let (_, key) = app.account("Alice").await;
+    let mut socket = connect(&other, &key).await.unwrap();
+    subscribe(&mut socket, None).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let made = create(&app, &key, "x", input(100, "tok_chargeDeclined")).await;
+    let id = made["payment"]["id"].as_str().unwrap();
+    assert_eq!(next_update(&mut socket).await["status"], "PROCESSING");
+    assert_eq!(
+        next_update(&mut socket).await,
+        json!({"id": id, "status": "FAILED", "amount": 100})
+    );
+}
+
+crate::on_both_backends_fn!(
+    a_subscriber_sees_its_own_payments_change,
+    a_subscription_to_one_payment_sees_only_that_one,
+    a_connection_without_a_valid_key_is_refused,
+);
