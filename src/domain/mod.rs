@@ -10,5 +10,6 @@ pub mod money;
 pub mod paging;
 pub mod state_machine;
 pub mod status;
+pub mod text;
 pub mod time;
 pub mod webhook;

@@ -9,7 +9,7 @@ use sea_orm::{
 use serde::{Deserialize, Serialize};
 
 use super::entities::{payment_events, payments, refunds};
-use super::payments::{NewPayment, Payment, Refund};
+use super::payments::{self as stored, NewPayment, Payment, Refund};
 use super::{Db, DbError, idempotency};
 use crate::domain::ids::{IdKind, new_id};
 use crate::domain::status::{PaymentStatus, RefundStatus};
@@ -64,27 +64,7 @@ pub async fn create_for_key(
     complete: bool,
 ) -> Result<Payment, DbError> {
     let txn = db.begin_write().await?;
-    let id = new_id(IdKind::Payment);
-    let payment = payments::ActiveModel {
-        processor_key: Set(id.clone()),
-        id: Set(id),
-        account_id: Set(new.account_id),
-        amount: Set(new.amount),
-        currency: Set(new.currency),
-        status: Set(new.status.as_str().to_string()),
-        amount_refunded: Set(0),
-        source: Set(new.source),
-        description: Set(new.description),
-        failure_code: Set(None),
-        failure_message: Set(None),
-        processor_ref: Set(None),
-        version: Set(0),
-        created_at: Set(new.created_at.micros()),
-        updated_at: Set(new.created_at.micros()),
-    }
-    .insert(&txn)
-    .await?;
-    insert_event(&txn, &payment, None, "created", new.created_at).await?;
+    let payment = stored::insert_in(&txn, &new).await?;
     if complete {
         complete_key(
             &txn,

@@ -1,7 +1,8 @@
 //! Reading payments, refunds and payment events, always within one account.
 
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter,
+    QueryOrder,
 };
 
 use super::entities::{payment_events, payments, refunds};
@@ -87,41 +88,58 @@ pub struct NewPayment {
     pub created_at: Timestamp,
 }
 
+impl NewPayment {
+    /// The rows that store it: the payment, under a new id that is also its processor key,
+    /// and the event recording its first status.
+    fn rows(&self) -> (payments::ActiveModel, payment_events::ActiveModel) {
+        let id = new_id(IdKind::Payment);
+        let at = self.created_at.micros();
+        let event = payment_events::ActiveModel {
+            id: Set(new_id(IdKind::PaymentEvent)),
+            payment_id: Set(id.clone()),
+            account_id: Set(self.account_id.clone()),
+            from_status: Set(None),
+            to_status: Set(self.status.as_str().to_string()),
+            reason: Set(Some("created".to_string())),
+            created_at: Set(at),
+        };
+        let payment = payments::ActiveModel {
+            processor_key: Set(id.clone()),
+            id: Set(id),
+            account_id: Set(self.account_id.clone()),
+            amount: Set(self.amount),
+            currency: Set(self.currency.clone()),
+            status: Set(self.status.as_str().to_string()),
+            amount_refunded: Set(0),
+            source: Set(self.source.clone()),
+            description: Set(self.description.clone()),
+            failure_code: Set(None),
+            failure_message: Set(None),
+            processor_ref: Set(None),
+            version: Set(0),
+            created_at: Set(at),
+            updated_at: Set(at),
+        };
+        (payment, event)
+    }
+}
+
+/// Stores a new payment and its creation event inside `txn`.
+pub(crate) async fn insert_in(
+    txn: &DatabaseTransaction,
+    new: &NewPayment,
+) -> Result<Payment, DbError> {
+    let (payment, event) = new.rows();
+    let payment = payment.insert(txn).await?;
+    event.insert(txn).await?;
+    Ok(payment)
+}
+
 /// Stores a new payment and its creation event in one transaction.
 #[tracing::instrument(skip_all, fields(account_id = %new.account_id))]
 pub async fn insert(db: &Db, new: NewPayment) -> Result<Payment, DbError> {
     let txn = db.begin_write().await?;
-    let id = new_id(IdKind::Payment);
-    let payment = payments::ActiveModel {
-        processor_key: Set(id.clone()),
-        id: Set(id),
-        account_id: Set(new.account_id),
-        amount: Set(new.amount),
-        currency: Set(new.currency),
-        status: Set(new.status.as_str().to_string()),
-        amount_refunded: Set(0),
-        source: Set(new.source),
-        description: Set(new.description),
-        failure_code: Set(None),
-        failure_message: Set(None),
-        processor_ref: Set(None),
-        version: Set(0),
-        created_at: Set(new.created_at.micros()),
-        updated_at: Set(new.created_at.micros()),
-    }
-    .insert(&txn)
-    .await?;
-    payment_events::ActiveModel {
-        id: Set(new_id(IdKind::PaymentEvent)),
-        payment_id: Set(payment.id.clone()),
-        account_id: Set(payment.account_id.clone()),
-        from_status: Set(None),
-        to_status: Set(payment.status.clone()),
-        reason: Set(Some("created".to_string())),
-        created_at: Set(new.created_at.micros()),
-    }
-    .insert(&txn)
-    .await?;
+    let payment = insert_in(&txn, &new).await?;
     txn.commit().await?;
     Ok(payment)
 }
@@ -154,38 +172,11 @@ pub async fn insert_many(db: &Db, new: Vec<NewPayment>) -> Result<Vec<String>, D
     let mut ids = Vec::with_capacity(new.len());
     for chunk in new.chunks(500) {
         let txn = db.begin_write().await?;
-        let mut rows = Vec::with_capacity(chunk.len());
-        let mut events = Vec::with_capacity(chunk.len());
-        for p in chunk {
-            let id = new_id(IdKind::Payment);
-            events.push(payment_events::ActiveModel {
-                id: Set(new_id(IdKind::PaymentEvent)),
-                payment_id: Set(id.clone()),
-                account_id: Set(p.account_id.clone()),
-                from_status: Set(None),
-                to_status: Set(p.status.as_str().to_string()),
-                reason: Set(Some("created".to_string())),
-                created_at: Set(p.created_at.micros()),
-            });
-            rows.push(payments::ActiveModel {
-                processor_key: Set(id.clone()),
-                id: Set(id.clone()),
-                account_id: Set(p.account_id.clone()),
-                amount: Set(p.amount),
-                currency: Set(p.currency.clone()),
-                status: Set(p.status.as_str().to_string()),
-                amount_refunded: Set(0),
-                source: Set(p.source.clone()),
-                description: Set(p.description.clone()),
-                failure_code: Set(None),
-                failure_message: Set(None),
-                processor_ref: Set(None),
-                version: Set(0),
-                created_at: Set(p.created_at.micros()),
-                updated_at: Set(p.created_at.micros()),
-            });
-            ids.push(id);
-        }
+        let (rows, events): (Vec<_>, Vec<_>) = chunk.iter().map(NewPayment::rows).unzip();
+        ids.extend(rows.iter().filter_map(|row| match &row.id {
+            sea_orm::ActiveValue::Set(id) => Some(id.clone()),
+            _ => None,
+        }));
         payments::Entity::insert_many(rows)
             .exec_without_returning(&txn)
             .await?;

@@ -11,6 +11,7 @@ use crate::domain::ids::{IdKind, is_id_of};
 use crate::domain::money::MinorUnits;
 use crate::domain::state_machine::{self, PaymentOperation};
 use crate::domain::status::PaymentStatus;
+use crate::domain::text;
 use crate::domain::time::Timestamp;
 use crate::error::ApiError;
 use crate::persistence::payment_writes::{self, Changes, KeyAction, KeyRef};
@@ -53,9 +54,10 @@ impl CreatePayment {
                 ),
             ));
         }
-        let bad_description =
-            |d: &String| d.chars().count() > MAX_DESCRIPTION_LEN || d.chars().any(char::is_control);
-        if description.as_ref().is_some_and(bad_description) {
+        if description
+            .as_deref()
+            .is_some_and(|d| !text::is_acceptable(d, MAX_DESCRIPTION_LEN))
+        {
             return Err(ApiError::bad_input(
                 "input.description",
                 format!(

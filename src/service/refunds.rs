@@ -10,6 +10,7 @@ use crate::domain::ids::{IdKind, is_id_of};
 use crate::domain::money::MinorUnits;
 use crate::domain::state_machine::{self, PaymentOperation, RefundOperation};
 use crate::domain::status::{PaymentStatus, RefundStatus};
+use crate::domain::text;
 use crate::error::ApiError;
 use crate::persistence::idempotency;
 use crate::persistence::payment_writes::{self, Changes, KeyAction, KeyRef};
@@ -44,9 +45,10 @@ impl RefundInput {
             .map(MinorUnits::parse)
             .transpose()
             .map_err(ApiError::InvalidAmount)?;
-        let bad_reason =
-            |r: &String| r.chars().count() > MAX_REASON_LEN || r.chars().any(char::is_control);
-        if reason.as_ref().is_some_and(bad_reason) {
+        if reason
+            .as_deref()
+            .is_some_and(|r| !text::is_acceptable(r, MAX_REASON_LEN))
+        {
             return Err(ApiError::bad_input(
                 "input.reason",
                 format!(

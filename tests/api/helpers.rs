@@ -392,6 +392,26 @@ impl Drop for TestApp {
     }
 }
 
+/// Posts a GraphQL request over a connection of its own (for concurrency tests, where every
+/// request must be a separate client); returns the JSON body.
+pub async fn post_on_new_connection(
+    address: String,
+    key: String,
+    query: &str,
+    variables: Value,
+) -> Value {
+    reqwest::Client::new()
+        .post(format!("{address}/graphql"))
+        .bearer_auth(key)
+        .json(&json!({"query": query, "variables": variables}))
+        .send()
+        .await
+        .expect("request sent")
+        .json()
+        .await
+        .expect("a JSON body")
+}
+
 /// The `extensions.code` of a response's first error.
 pub fn first_error_code(body: &Value) -> String {
     body["errors"][0]["extensions"]["code"]

@@ -449,20 +449,12 @@ async fn twenty_concurrent_partial_refunds_never_exceed_the_amount(backend: Back
         .to_string();
     let mut tasks = Vec::new();
     for i in 0..20 {
-        let (address, key, id) = (app.address.clone(), key.clone(), id.clone());
-        tasks.push(tokio::spawn(async move {
-            let body: Value = reqwest::Client::new()
-                .post(format!("{address}/graphql"))
-                .bearer_auth(key)
-                .json(&json!({"query": REFUND, "variables": {"input": {"paymentId": id, "amount": 15}, "key": format!("r{i}")}}))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
-            body
-        }));
+        tasks.push(tokio::spawn(crate::helpers::post_on_new_connection(
+            app.address.clone(),
+            key.clone(),
+            REFUND,
+            json!({"input": {"paymentId": id, "amount": 15}, "key": format!("r{i}")}),
+        )));
     }
     let mut refunded = 0;
     for task in tasks {

@@ -314,16 +314,13 @@ async fn a_processor_killed_and_restarted_during_a_burst_loses_nothing(backend: 
     let send = |i: usize| {
         let (address, key) = (app.address.clone(), key.clone());
         async move {
-            let body: Value = reqwest::Client::new()
-                .post(format!("{address}/graphql"))
-                .bearer_auth(key)
-                .json(&json!({"query": CREATE, "variables": {"input": input(100 + i as i64, "tok_visa"), "key": format!("burst-{i}")}}))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let body = crate::helpers::post_on_new_connection(
+                address,
+                key,
+                CREATE,
+                json!({"input": input(100 + i as i64, "tok_visa"), "key": format!("burst-{i}")}),
+            )
+            .await;
             (i, body)
         }
     };

@@ -111,21 +111,7 @@ on_both_backends! {
         let mut tasks = Vec::new();
         for _ in 0..50 {
             let (address, key) = (app.address.clone(), key.clone());
-            tasks.push(tokio::spawn(async move {
-                // A client of its own: a separate HTTP connection per request.
-                let client = reqwest::Client::new();
-                let body: Value = client
-                    .post(format!("{address}/graphql"))
-                    .bearer_auth(key)
-                    .json(&json!({"query": CREATE, "variables": {"input": input(4200, "tok_visa"), "key": "same"}}))
-                    .send()
-                    .await
-                    .unwrap()
-                    .json()
-                    .await
-                    .unwrap();
-                body
-            }));
+            tasks.push(tokio::spawn(crate::helpers::post_on_new_connection(address, key, CREATE, json!({"input": input(4200, "tok_visa"), "key": "same"}))));
         }
         let mut ids = HashSet::new();
         let mut in_progress = 0;
@@ -150,20 +136,7 @@ on_both_backends! {
         let mut tasks = Vec::new();
         for i in 0..200 {
             let (address, key) = (app.address.clone(), key.clone());
-            tasks.push(tokio::spawn(async move {
-                let client = reqwest::Client::new();
-                let body: Value = client
-                    .post(format!("{address}/graphql"))
-                    .bearer_auth(key)
-                    .json(&json!({"query": CREATE, "variables": {"input": input(100 + i, "tok_visa"), "key": format!("k-{i}")}}))
-                    .send()
-                    .await
-                    .unwrap()
-                    .json()
-                    .await
-                    .unwrap();
-                body
-            }));
+            tasks.push(tokio::spawn(crate::helpers::post_on_new_connection(address, key, CREATE, json!({"input": input(100 + i, "tok_visa"), "key": format!("k-{i}")}))));
         }
         let mut ids = HashSet::new();
         for task in tasks {
