@@ -3,7 +3,10 @@
 
 use async_graphql::{ComplexObject, Context, Enum, InputObject, Object, Result, SimpleObject};
 
+use std::sync::Arc;
+
 use super::objects::{Payment, PaymentStatus};
+use super::relations::PageRelations;
 use super::scalars::{Currency, DateTime};
 use crate::domain::cursor::{CursorCodec, CursorError};
 use crate::domain::money::MAX_AMOUNT;
@@ -133,7 +136,9 @@ pub async fn payments(
     let page = payment_pages::fetch(db, &query)
         .await
         .map_err(ApiError::from)?;
+    let ids = page.rows.iter().map(|p| p.id.clone()).collect();
     Ok(PaymentConnection {
+        relations: PageRelations::new(account_id, ids),
         page,
         query,
         fingerprint,
@@ -143,6 +148,7 @@ pub async fn payments(
 /// A page of payments.
 pub struct PaymentConnection {
     page: Page,
+    relations: Arc<PageRelations>,
     query: PageQuery,
     fingerprint: [u8; 8],
 }
@@ -171,13 +177,17 @@ impl PaymentConnection {
             .iter()
             .map(|p| PaymentEdge {
                 cursor: self.cursor(codec, p),
-                node: Payment(p.clone()),
+                node: Payment(p.clone(), Some(self.relations.clone())),
             })
             .collect())
     }
 
     async fn nodes(&self) -> Vec<Payment> {
-        self.page.rows.iter().cloned().map(Payment).collect()
+        self.page
+            .rows
+            .iter()
+            .map(|p| Payment(p.clone(), Some(self.relations.clone())))
+            .collect()
     }
 
     async fn page_info(&self) -> PageInfo<'_> {

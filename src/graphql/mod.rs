@@ -6,6 +6,7 @@ mod mutation;
 mod node;
 mod objects;
 mod query;
+mod relations;
 mod scalars;
 mod subscription;
 

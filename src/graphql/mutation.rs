@@ -33,7 +33,7 @@ pub struct PaymentPayload {
 impl From<PaymentResult> for PaymentPayload {
     fn from(result: PaymentResult) -> Self {
         PaymentPayload {
-            payment: Payment(result.payment),
+            payment: Payment::from(result.payment),
             replayed: result.replayed,
         }
     }
@@ -58,8 +58,8 @@ pub struct RefundPayload {
 impl From<RefundResult> for RefundPayload {
     fn from(result: RefundResult) -> Self {
         RefundPayload {
-            refund: Refund(result.refund),
-            payment: Payment(result.payment),
+            refund: Refund::from(result.refund),
+            payment: Payment::from(result.payment),
             replayed: result.replayed,
         }
     }

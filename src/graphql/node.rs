@@ -33,11 +33,11 @@ pub async fn resolve(ctx: &Context<'_>, id: &str) -> Result<Option<Node>> {
         Some(IdKind::Payment) => loader
             .load_one(PaymentById(id.to_string()))
             .await?
-            .map(|p| Node::Payment(Payment(p))),
+            .map(|p| Node::Payment(Payment::from(p))),
         Some(IdKind::Refund) => loader
             .load_one(RefundById(id.to_string()))
             .await?
-            .map(|r| Node::Refund(Refund(r))),
+            .map(|r| Node::Refund(Refund::from(r))),
         _ => None,
     })
 }

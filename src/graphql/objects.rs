@@ -1,18 +1,21 @@
 //! The object types clients read: Account, Payment, Refund, PaymentEvent, and their enums.
 //! They wrap stored rows; the API shape is defined here, not by the tables.
 
+use std::sync::Arc;
+
 use async_graphql::dataloader::DataLoader;
 use async_graphql::{Context, Enum, ID, Object, Result};
 
 use super::connection::{self, PageArgs, PaymentConnection, PaymentFilterInput, PaymentOrderInput};
 use super::loaders::{AccountLoader, EventsOfPayment, PaymentById, RefundsOfPayment};
+use super::relations::PageRelations;
 use super::scalars::{Currency, DateTime};
 use crate::domain::currency;
 use crate::domain::status;
 use crate::domain::time::Timestamp;
 use crate::error::ApiError;
-use crate::persistence::accounts;
 use crate::persistence::payments;
+use crate::persistence::{Db, accounts};
 
 #[derive(Enum, Copy, Clone, Debug, Eq, PartialEq)]
 #[graphql(remote = "status::PaymentStatus")]
@@ -91,7 +94,15 @@ impl Account {
 }
 
 /// A payment: an amount in minor units charged to a source, and everything that became of it.
-pub struct Payment(pub payments::Payment);
+/// When it was listed in a page, the page's relations load its refunds and events together
+/// with its neighbours'.
+pub struct Payment(pub payments::Payment, pub Option<Arc<PageRelations>>);
+
+impl From<payments::Payment> for Payment {
+    fn from(row: payments::Payment) -> Self {
+        Payment(row, None)
+    }
+}
 
 #[Object]
 impl Payment {
@@ -151,24 +162,51 @@ impl Payment {
     }
     /// Refunds of this payment, oldest first.
     async fn refunds(&self, ctx: &Context<'_>) -> Result<Vec<Refund>> {
-        let loader = ctx.data::<DataLoader<AccountLoader>>()?;
-        let rows = loader.load_one(RefundsOfPayment(self.0.id.clone())).await?;
-        Ok(rows.unwrap_or_default().into_iter().map(Refund).collect())
+        let rows = match &self.1 {
+            Some(page) => page
+                .refunds(ctx.data::<Db>()?, &self.0.id)
+                .await
+                .map_err(ApiError::from)?,
+            None => {
+                let loader = ctx.data::<DataLoader<AccountLoader>>()?;
+                loader
+                    .load_one(RefundsOfPayment(self.0.id.clone()))
+                    .await?
+                    .unwrap_or_default()
+            }
+        };
+        Ok(rows
+            .into_iter()
+            .map(|r| Refund(r, Some(Box::new(self.0.clone()))))
+            .collect())
     }
     /// Every status change, oldest first.
     async fn events(&self, ctx: &Context<'_>) -> Result<Vec<PaymentEvent>> {
-        let loader = ctx.data::<DataLoader<AccountLoader>>()?;
-        let rows = loader.load_one(EventsOfPayment(self.0.id.clone())).await?;
-        Ok(rows
-            .unwrap_or_default()
-            .into_iter()
-            .map(PaymentEvent)
-            .collect())
+        let rows = match &self.1 {
+            Some(page) => page
+                .events(ctx.data::<Db>()?, &self.0.id)
+                .await
+                .map_err(ApiError::from)?,
+            None => {
+                let loader = ctx.data::<DataLoader<AccountLoader>>()?;
+                loader
+                    .load_one(EventsOfPayment(self.0.id.clone()))
+                    .await?
+                    .unwrap_or_default()
+            }
+        };
+        Ok(rows.into_iter().map(PaymentEvent).collect())
     }
 }
 
-/// A refund of part or all of a payment.
-pub struct Refund(pub payments::Refund);
+/// A refund of part or all of a payment (and the payment, when it was reached from it).
+pub struct Refund(pub payments::Refund, pub Option<Box<payments::Payment>>);
+
+impl From<payments::Refund> for Refund {
+    fn from(row: payments::Refund) -> Self {
+        Refund(row, None)
+    }
+}
 
 #[Object]
 impl Refund {
@@ -177,11 +215,14 @@ impl Refund {
         ID(self.0.id.clone())
     }
     async fn payment(&self, ctx: &Context<'_>) -> Result<Payment> {
+        if let Some(parent) = &self.1 {
+            return Ok(Payment::from(parent.as_ref().clone()));
+        }
         let loader = ctx.data::<DataLoader<AccountLoader>>()?;
         let payment = loader
             .load_one(PaymentById(self.0.payment_id.clone()))
             .await?;
-        Ok(Payment(stored(payment, "refund's payment")?))
+        Ok(Payment::from(stored(payment, "refund's payment")?))
     }
     /// In minor units of the payment's currency.
     async fn amount(&self) -> i64 {
@@ -279,7 +320,10 @@ impl IdempotencyRecord {
             return Ok(None);
         };
         let loader = ctx.data::<DataLoader<AccountLoader>>()?;
-        Ok(loader.load_one(PaymentById(id.clone())).await?.map(Payment))
+        Ok(loader
+            .load_one(PaymentById(id.clone()))
+            .await?
+            .map(Payment::from))
     }
     /// The refund the request created, as it is now.
     async fn refund(&self, ctx: &Context<'_>) -> Result<Option<Refund>> {
@@ -290,6 +334,6 @@ impl IdempotencyRecord {
         Ok(loader
             .load_one(super::loaders::RefundById(id.clone()))
             .await?
-            .map(Refund))
+            .map(Refund::from))
     }
 }

@@ -119,6 +119,6 @@ impl Query {
         Ok(loader
             .load_one(PaymentById(id.to_string()))
             .await?
-            .map(Payment))
+            .map(Payment::from))
     }
 }

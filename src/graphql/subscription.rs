@@ -39,7 +39,7 @@ impl Subscription {
                                 if payment.account_id == viewer
                                     && only.as_ref().is_none_or(|id| *id == payment.id) =>
                             {
-                                return Some((Payment(payment), receiver));
+                                return Some((Payment::from(payment), receiver));
                             }
                             Ok(_) => {}
                             Err(RecvError::Lagged(missed)) => {
