@@ -26,9 +26,25 @@ static GRAPHIQL_JS: &[u8] = npm_asset!("graphiql/dist/index.umd.js");
 static GRAPHIQL_CSS: &[u8] = npm_asset!("graphiql/dist/style.css");
 
 /// Our own start-up script: reads the page's JSON config and mounts GraphiQL.
+/// Every request carries the pre-filled headers unless the headers editor overrides them
+/// (so even the schema introspection at load time is authenticated), and subscriptions go
+/// over `/graphql/ws` with the same key in `connection_init`.
 static START_JS: &str = r#"(function () {
   var config = JSON.parse(document.getElementById("graphpay-config").textContent);
-  var fetcher = GraphiQL.createFetcher({ url: new URL("/graphql", window.location.href).toString() });
+  var url = new URL("/graphql", window.location.href).toString();
+  var subscriptionUrl = url.replace(/^http/, "ws") + "/ws";
+  var preset = config.presetHeaders ? JSON.parse(config.headers) : {};
+  var fetcher = function (params, opts) {
+    var headers = Object.assign({}, preset, (opts && opts.headers) || {});
+    var authorization = headers.Authorization || headers.authorization || "";
+    var inner = GraphiQL.createFetcher({
+      url: url,
+      subscriptionUrl: subscriptionUrl,
+      headers: headers,
+      wsConnectionParams: { Authorization: authorization }
+    });
+    return inner(params, opts);
+  };
   var props = { fetcher: fetcher, defaultQuery: config.query, defaultHeaders: config.headers };
   if (config.presetHeaders) { props.headers = config.headers; }
   ReactDOM.createRoot(document.getElementById("graphiql")).render(React.createElement(GraphiQL, props));
