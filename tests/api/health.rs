@@ -1,3 +1,4 @@
+use crate::helpers::TestApp;
 use crate::on_both_backends;
 
 on_both_backends! {
@@ -11,4 +12,39 @@ on_both_backends! {
         assert_eq!(body["database"], "ok");
     }
 
+
 }
+
+async fn shutting_down_finishes_the_requests_in_flight(backend: crate::helpers::Backend) {
+    let mut app = TestApp::spawn_with(backend, |c: &mut graphpay::config::Config| {
+        c.processor_limits.attempt_timeout = std::time::Duration::from_secs(1);
+        c.processor_limits.max_retries = 0;
+    })
+    .await;
+    let (_, key) = app.account("Alice").await;
+    // A request that takes a while: a processor that does not answer, given 1 s.
+    let slow = tokio::spawn(crate::helpers::post_on_new_connection(
+        app.address.clone(),
+        key,
+        crate::payments::CREATE,
+        serde_json::json!({"input": crate::payments::input(100, "tok_timeout"), "key": "slow"}),
+    ));
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    app.stop().await;
+    let body = slow.await.expect("the request in flight got its answer");
+    assert_eq!(
+        crate::helpers::first_error_code(&body),
+        "PROCESSOR_UNAVAILABLE",
+        "{body}"
+    );
+    assert!(
+        reqwest::Client::new()
+            .get(format!("{}/healthz", app.address))
+            .send()
+            .await
+            .is_err(),
+        "no new connections after shutdown"
+    );
+}
+
+crate::on_both_backends_fn!(shutting_down_finishes_the_requests_in_flight);

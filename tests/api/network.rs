@@ -255,6 +255,48 @@ async fn the_breaker_opens_fails_fast_and_closes_again(backend: Backend) {
     assert_eq!(processor.charges().await, 4);
 }
 
+async fn the_sandbox_service_settles_async_payments_by_signed_webhook(backend: Backend) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = tempfile::tempdir().unwrap();
+    let config = SandboxConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        database: sandbox_db(&dir),
+        webhooks: Some(graphpay::processor::webhooks::WebhookTarget {
+            url: format!("http://127.0.0.1:{port}/webhooks/processor"),
+            secret: b"whsec_shared".to_vec(),
+            delay: Duration::from_millis(100),
+        }),
+    };
+    let service = SandboxApp::build(config).await.unwrap();
+    let url = format!("http://{}", service.local_addr());
+    let (_stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(service.run_until(async {
+        let _ = stopped.await;
+    }));
+    let app = gateway(backend, &url, |c| {
+        c.listen = format!("127.0.0.1:{port}").parse().unwrap();
+        c.webhook_secret = Some("whsec_shared".into());
+    })
+    .await;
+    let (_, key) = app.account("Alice").await;
+    let id = create(&app, &key, "a", input(700, "tok_async")).await["payment"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for _ in 0..100 {
+        let status = crate::lifecycle::status_of(&app, &key, &id).await["status"].clone();
+        if status == "SUCCEEDED" {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the webhook never settled {id}");
+}
+
 /// A sandbox in a process of its own, so that it can be killed.
 struct SandboxProcess {
     child: Child,
@@ -392,4 +434,5 @@ crate::on_both_backends_fn!(
     a_response_lost_after_the_charge_is_found_by_key_on_retry,
     the_breaker_opens_fails_fast_and_closes_again,
     a_processor_killed_and_restarted_during_a_burst_loses_nothing,
+    the_sandbox_service_settles_async_payments_by_signed_webhook,
 );
