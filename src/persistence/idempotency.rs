@@ -2,8 +2,10 @@
 //! expiry. The outcome is stored in the same transaction as the change it records (see
 //! `payment_writes`).
 
-use sea_orm::sea_query::{Expr, OnConflict};
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, TryInsertResult,
+};
 
 use super::entities::idempotency_keys;
 use super::{Db, DbError};
@@ -12,7 +14,8 @@ use crate::domain::time::Timestamp;
 
 pub use idempotency_keys::Model as IdempotencyRecord;
 
-/// Claims `(account, key)` for a request; `false` when another request claimed it first.
+/// Claims `(account, key)` for a request: the new claim, or `None` when another request
+/// claimed the key first. One statement (`INSERT ... ON CONFLICT DO NOTHING RETURNING`).
 pub async fn claim(
     db: &Db,
     account_id: &str,
@@ -20,7 +23,7 @@ pub async fn claim(
     operation: &str,
     fingerprint: &str,
     now: Timestamp,
-) -> Result<bool, DbError> {
+) -> Result<Option<IdempotencyRecord>, DbError> {
     let row = idempotency_keys::ActiveModel {
         account_id: Set(account_id.to_string()),
         key: Set(key.to_string()),
@@ -35,17 +38,19 @@ pub async fn claim(
         updated_at: Set(now.micros()),
     };
     let inserted = idempotency_keys::Entity::insert(row)
-        .on_conflict(
-            OnConflict::columns([
-                idempotency_keys::Column::AccountId,
-                idempotency_keys::Column::Key,
-            ])
-            .do_nothing()
-            .to_owned(),
-        )
-        .exec_without_returning(db.conn())
-        .await?;
-    Ok(inserted == 1)
+        .on_conflict_do_nothing_on([
+            idempotency_keys::Column::AccountId,
+            idempotency_keys::Column::Key,
+        ])
+        .exec_with_returning(db.conn())
+        .await;
+    // A conflict returns no row, which sea-orm reports as "not found".
+    match inserted {
+        Ok(TryInsertResult::Inserted(record)) => Ok(Some(record)),
+        Ok(TryInsertResult::Conflicted | TryInsertResult::Empty)
+        | Err(DbError::RecordNotFound(_)) => Ok(None),
+        Err(err) => Err(err),
+    }
 }
 
 pub async fn find(

@@ -1,8 +1,9 @@
 //! The sandbox processor's own durable records, keyed by the idempotency key it was sent.
 
-use sea_orm::sea_query::OnConflict;
 use sea_orm::sea_query::{Expr, ExprTrait};
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, TryInsertResult,
+};
 
 use super::entities::sandbox_operations;
 use super::{Db, DbError};
@@ -44,17 +45,19 @@ pub async fn record(db: &Db, op: NewOperation<'_>) -> Result<(SandboxOperation, 
         created_at: Set(Timestamp::now().micros()),
     };
     let inserted = sandbox_operations::Entity::insert(row)
-        .on_conflict(
-            OnConflict::column(sandbox_operations::Column::IdempotencyKey)
-                .do_nothing()
-                .to_owned(),
-        )
-        .exec_without_returning(db.conn())
-        .await?;
+        .on_conflict_do_nothing_on([sandbox_operations::Column::IdempotencyKey])
+        .exec_with_returning(db.conn())
+        .await;
+    // A conflict returns no row, which sea-orm reports as "not found".
+    match inserted {
+        Ok(TryInsertResult::Inserted(op)) => return Ok((op, true)),
+        Ok(_) | Err(DbError::RecordNotFound(_)) => {}
+        Err(err) => return Err(err),
+    }
     let stored = find(db, op.idempotency_key)
         .await?
         .ok_or_else(|| DbError::RecordNotFound("sandbox operation just recorded".into()))?;
-    Ok((stored, inserted == 1))
+    Ok((stored, false))
 }
 
 pub async fn find(db: &Db, idempotency_key: &str) -> Result<Option<SandboxOperation>, DbError> {

@@ -51,10 +51,9 @@ pub async fn begin(
     // A few rounds cover the races: a key swept, or taken over by someone else, in between.
     for _ in 0..4 {
         let now = Timestamp::now();
-        if idempotency::claim(db, account_id, key.as_str(), operation, fingerprint, now).await? {
-            let record = idempotency::find(db, account_id, key.as_str())
-                .await?
-                .ok_or_else(|| ApiError::internal("claimed key vanished"))?;
+        if let Some(record) =
+            idempotency::claim(db, account_id, key.as_str(), operation, fingerprint, now).await?
+        {
             return Ok(NextAction::Execute {
                 record: Box::new(record),
             });

@@ -355,6 +355,7 @@ async fn an_abandoned_claim_is_taken_over_after_the_lock_timeout(backend: Backen
         )
         .await
         .unwrap()
+        .is_some()
     );
     let payment = graphpay::persistence::payment_writes::create_for_key(
         &app.db,

@@ -1,0 +1,55 @@
+-- wrk script for the createPayment load benchmark (driven by benches/load.rs).
+-- Arguments after `--`: <mode> <api key>; mode `create` sends a fresh idempotency key every
+-- time, `replay` cycles through the 200 keys `replay-0` .. `replay-199` made beforehand.
+
+local threads = {}
+local next_id = 0
+
+function setup(thread)
+  next_id = next_id + 1
+  thread:set("id", next_id)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  mode = args[1]
+  key = args[2]
+  counter = 0
+  errors = 0
+  run = tostring(math.random(1, 1000000000))
+end
+
+local query = "mutation C($input: CreatePaymentInput!, $key: String!) { createPayment(input: $input, idempotencyKey: $key) { replayed payment { id status amount } } }"
+
+function request()
+  counter = counter + 1
+  local idem, amount
+  if mode == "replay" then
+    local n = counter % 200
+    idem = "replay-" .. n
+    amount = 1000 + n
+  else
+    idem = run .. "-" .. id .. "-" .. counter
+    amount = 1000 + counter % 5000
+  end
+  local body = '{"query":"' .. query .. '","variables":{"input":{"amount":' .. amount ..
+    ',"currency":"USD","source":"tok_visa"},"key":"' .. idem .. '"}}'
+  return wrk.format("POST", "/graphql",
+    { ["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. key }, body)
+end
+
+function response(status, headers, body)
+  if status ~= 200 or string.find(body, '"errors"', 1, true) then
+    errors = errors + 1
+  end
+end
+
+function done(summary, latency, requests)
+  local failed = 0
+  for _, thread in ipairs(threads) do
+    failed = failed + thread:get("errors")
+  end
+  io.write(string.format("RESULT requests=%d duration_us=%d p50_us=%d p99_us=%d errors=%d\n",
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
+    failed + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+end
