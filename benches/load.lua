@@ -41,6 +41,9 @@ end
 function response(status, headers, body)
   if status ~= 200 or string.find(body, '"errors"', 1, true) then
     errors = errors + 1
+    if errors == 1 then
+      io.stderr:write(status .. " " .. body .. "\n")
+    end
   end
 end
 

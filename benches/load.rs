@@ -123,6 +123,13 @@ fn wrk(
         .args(["--", mode, key])
         .output()?;
     let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let complaints = String::from_utf8_lossy(&out.stderr);
+    if !complaints.trim().is_empty() {
+        eprintln!(
+            "wrk ({mode}, {connections}): first failed response: {}",
+            complaints.trim()
+        );
+    }
     let line = text
         .lines()
         .find(|l| l.starts_with("RESULT "))
@@ -153,6 +160,8 @@ fn pgbench(
     let out = Command::new("pgbench")
         .args([
             "-n",
+            "-M",
+            "prepared",
             "-c",
             &concurrency.to_string(),
             "-j",
