@@ -1,6 +1,7 @@
 -- wrk script for the createPayment load benchmark (driven by benches/load.rs).
--- Arguments after `--`: <mode> <api key>; mode `create` sends a fresh idempotency key every
--- time, `replay` cycles through the 200 keys `replay-0` .. `replay-199` made beforehand.
+-- Arguments after `--`: <mode> <api key> <run id>; mode `create` sends a fresh idempotency key
+-- every time (unique to the run), `replay` cycles through the 200 keys `replay-0` ..
+-- `replay-199` made beforehand.
 
 local threads = {}
 local next_id = 0
@@ -14,9 +15,9 @@ end
 function init(args)
   mode = args[1]
   key = args[2]
+  run = args[3]
   counter = 0
   errors = 0
-  run = tostring(math.random(1, 1000000000))
 end
 
 local query = "mutation C($input: CreatePaymentInput!, $key: String!) { createPayment(input: $input, idempotencyKey: $key) { replayed payment { id status amount } } }"

@@ -120,7 +120,7 @@ fn wrk(
         ])
         .args(["--timeout", "10s", "-s", &format!("{DIR}/benches/load.lua")])
         .arg(format!("{address}/graphql"))
-        .args(["--", mode, key])
+        .args(["--", mode, key, &ulid::Ulid::generate().to_string()])
         .output()?;
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     let complaints = String::from_utf8_lossy(&out.stderr);

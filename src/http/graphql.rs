@@ -5,6 +5,7 @@ use axum::extract::State;
 use axum::http::header::{ACCEPT, CONTENT_TYPE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use tracing::Instrument;
 
 use super::AppState;
 use super::auth;
@@ -58,18 +59,31 @@ pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: By
     tracing::Span::current().record("operation", operation.as_deref().unwrap_or("anonymous"));
 
     let request = graphql::request_for(request, &state.db, account_id);
-    let response =
-        match tokio::time::timeout(state.request_timeout, state.schema.execute(request)).await {
-            Ok(response) => response,
-            Err(_) => {
-                tracing::warn!("request deadline exceeded");
-                async_graphql::Response::from_errors(vec![request_error(
-                    codes::INTERNAL,
-                    "the request did not finish within its deadline; if it moved money, retry it \
-                 with the same idempotency key",
-                )])
-            }
-        };
+    // The request runs to completion in a task of its own, even when the client goes away or
+    // the deadline passes: a mutation stopped halfway would leave its idempotency key claimed
+    // until the lock timeout, while finishing it stores the outcome a retry then replays.
+    let schema = state.schema.clone();
+    let execution = tokio::spawn(
+        async move { schema.execute(request).await }.instrument(tracing::Span::current()),
+    );
+    let response = match tokio::time::timeout(state.request_timeout, execution).await {
+        Ok(Ok(response)) => response,
+        Ok(Err(failed)) => {
+            tracing::error!(error = %failed, "request execution failed");
+            async_graphql::Response::from_errors(vec![request_error(
+                codes::INTERNAL,
+                ApiError::Internal.message().as_str(),
+            )])
+        }
+        Err(_) => {
+            tracing::warn!("request deadline exceeded");
+            async_graphql::Response::from_errors(vec![request_error(
+                codes::INTERNAL,
+                "the request did not finish within its deadline; if it moved money, ask \
+                 idempotencyRecord or retry it with the same idempotency key",
+            )])
+        }
+    };
     let status = if wants_graphql_response
         && response.data == async_graphql::Value::Null
         && response.is_err()
