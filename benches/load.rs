@@ -81,16 +81,38 @@ fn start_gateway(env: &[(&str, String)]) -> Result<Gateway, BoxError> {
             "40",
         ])
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::inherit())
         .spawn()?;
     let mut line = String::new();
-    BufReader::new(child.stdout.take().ok_or("no stdout")?).read_line(&mut line)?;
+    let mut reader = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+    reader.read_line(&mut line)?;
     let address = line
         .split_whitespace()
         .last()
         .ok_or("no address")?
         .to_string();
+    // Keep reading what the gateway prints, so that it never writes into a closed pipe.
+    std::thread::spawn(move || for _ in reader.lines() {});
+    wait_until_ready(&address)?;
     Ok(Gateway { child, address })
+}
+
+/// Polls `/readyz` until the gateway answers 200 (at most 10 s).
+fn wait_until_ready(address: &str) -> Result<(), BoxError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let client = reqwest::Client::new();
+        for _ in 0..100 {
+            let ready = client.get(format!("{address}/readyz")).send().await;
+            if ready.is_ok_and(|r| r.status().is_success()) {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Err("the gateway never became ready".into())
+    })
 }
 
 /// One wrk run's figures.

@@ -2,6 +2,7 @@
 //! until told to stop, then finish the requests in flight.
 
 use std::future::Future;
+use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
@@ -243,12 +244,23 @@ pub async fn serve(config: Config) -> Result<(), StartupError> {
     let app = Application::build(config).await?;
     let addr = app.local_addr();
     tracing::info!(%addr, "graphpay listening");
-    println!("graphpay is listening on http://{addr}");
-    println!("playground: http://{addr}/graphql");
+    let mut lines = vec![
+        format!("graphpay is listening on http://{addr}"),
+        format!("playground: http://{addr}/graphql"),
+    ];
     if let Some((account_id, key)) = &app.demo {
-        println!("created a demo account {account_id}");
-        println!("its API key (shown once, pre-filled in the playground): {key}");
+        lines.push(format!("created a demo account {account_id}"));
+        lines.push(format!(
+            "its API key (shown once, pre-filled in the playground): {key}"
+        ));
     }
+    // Whoever started us may have stopped reading stdout: that must not stop the gateway.
+    let mut out = std::io::stdout().lock();
+    for line in lines {
+        let _ = writeln!(out, "{line}");
+    }
+    let _ = out.flush();
+    drop(out);
     app.run_until(shutdown_signal()).await?;
     tracing::info!("graphpay stopped");
     Ok(())
