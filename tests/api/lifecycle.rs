@@ -594,8 +594,8 @@ async fn reconciliation_expires_and_resolves_stuck_payments(backend: Backend) {
     let app = TestApp::spawn_with(backend, |c: &mut Config| {
         c.sandbox_webhook_delay = Duration::from_secs(3600);
         c.sweep_interval = Duration::from_secs(3600);
-        c.reconcile.pending_ttl = Duration::from_secs(1);
-        c.reconcile.processing_deadline = Duration::from_secs(1);
+        c.reconcile.pending_ttl = Duration::from_secs(3);
+        c.reconcile.processing_deadline = Duration::from_secs(3);
         c.processor_limits.attempt_timeout = Duration::from_millis(200);
         c.processor_limits.deadline = Duration::from_millis(600);
         c.processor_limits.max_retries = 0;
@@ -661,7 +661,7 @@ async fn reconciliation_expires_and_resolves_stuck_payments(backend: Backend) {
         "nothing is old enough yet"
     );
 
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    tokio::time::sleep(Duration::from_millis(3100)).await;
     let report = app.payments.reconcile(app.config.reconcile).await.unwrap();
     assert_eq!(report.expired, 2, "{report:?}");
     assert_eq!(report.resolved, 2, "{report:?}");

@@ -297,6 +297,50 @@ async fn the_sandbox_service_settles_async_payments_by_signed_webhook(backend: B
     panic!("the webhook never settled {id}");
 }
 
+async fn a_client_that_goes_away_does_not_stop_its_payment_halfway(backend: Backend) {
+    let processor = Sandbox::start().await;
+    let app = gateway(backend, &processor.url, |_| {}).await;
+    let (_, key) = app.account("Alice").await;
+    // The processor asks for a 1 s pause before the retry; the client gives up long before.
+    processor
+        .faults(json!({"failNextRequests": 1, "retryAfterSeconds": 1}))
+        .await;
+    let impatient = reqwest::Client::builder()
+        .timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let sent = impatient
+        .post(format!("{}/graphql", app.address))
+        .bearer_auth(&key)
+        .json(&json!({"query": CREATE, "variables": {"input": input(100, "tok_visa"), "key": "gone"}}))
+        .send()
+        .await;
+    assert!(sent.is_err(), "the client timed out");
+    let record = "{ idempotencyRecord(key: \"gone\") { state payment { status } } }";
+    let mut completed = false;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let data = app.query(&key, record, json!({})).await;
+        if data["idempotencyRecord"]["state"] == "COMPLETED" {
+            assert_eq!(data["idempotencyRecord"]["payment"]["status"], "SUCCEEDED");
+            completed = true;
+            break;
+        }
+    }
+    assert!(
+        completed,
+        "the request finished without its client, after the processor's pause"
+    );
+    let replay = create(&app, &key, "gone", input(100, "tok_visa")).await;
+    assert_eq!(replay["replayed"], true);
+    assert_eq!(processor.charges().await, 1);
+    assert_eq!(
+        processor.requests().await,
+        2,
+        "one refused attempt, one retry after the pause"
+    );
+}
+
 /// A sandbox in a process of its own, so that it can be killed.
 struct SandboxProcess {
     child: Child,
@@ -435,4 +479,5 @@ crate::on_both_backends_fn!(
     the_breaker_opens_fails_fast_and_closes_again,
     a_processor_killed_and_restarted_during_a_burst_loses_nothing,
     the_sandbox_service_settles_async_payments_by_signed_webhook,
+    a_client_that_goes_away_does_not_stop_its_payment_halfway,
 );

@@ -332,7 +332,7 @@ async fn a_timeout_answers_processor_unavailable_and_releases_the_claim(backend:
 
 async fn an_abandoned_claim_is_taken_over_after_the_lock_timeout(backend: Backend) {
     let app = TestApp::spawn_with(backend, |c: &mut Config| {
-        c.idempotency.lock_timeout = Duration::from_secs(1);
+        c.idempotency.lock_timeout = Duration::from_secs(3);
     })
     .await;
     let (account, key) = app.account("Alice").await;
@@ -403,7 +403,7 @@ async fn an_abandoned_claim_is_taken_over_after_the_lock_timeout(backend: Backen
         "REQUEST_IN_PROGRESS",
         "still locked: {body}"
     );
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    tokio::time::sleep(Duration::from_millis(3100)).await;
     let done = create(&app, &key, "crash", input_value.clone()).await;
     assert_eq!(done["replayed"], false);
     assert_eq!(done["payment"]["id"], payment.id.as_str());
@@ -412,41 +412,6 @@ async fn an_abandoned_claim_is_taken_over_after_the_lock_timeout(backend: Backen
     assert_eq!(count(&app, "payments").await, 1);
     let replay = create(&app, &key, "crash", input_value).await;
     assert_eq!(replay["replayed"], true);
-}
-
-async fn a_client_that_goes_away_does_not_stop_its_payment_halfway(backend: Backend) {
-    let app = TestApp::spawn_with(backend, |c: &mut Config| {
-        c.processor_limits.backoff_base = Duration::from_millis(150);
-    })
-    .await;
-    let (_, key) = app.account("Alice").await;
-    // tok_flaky needs two retries, so the request takes a while; the client gives up first.
-    let impatient = reqwest::Client::builder()
-        .timeout(Duration::from_millis(30))
-        .build()
-        .unwrap();
-    let sent = impatient
-        .post(format!("{}/graphql", app.address))
-        .bearer_auth(&key)
-        .json(&json!({"query": CREATE, "variables": {"input": input(100, "tok_flaky"), "key": "gone"}}))
-        .send()
-        .await;
-    assert!(sent.is_err(), "the client timed out");
-    let record = "{ idempotencyRecord(key: \"gone\") { state payment { status } } }";
-    let mut completed = false;
-    for _ in 0..100 {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        let data = app.query(&key, record, json!({})).await;
-        if data["idempotencyRecord"]["state"] == "COMPLETED" {
-            assert_eq!(data["idempotencyRecord"]["payment"]["status"], "SUCCEEDED");
-            completed = true;
-            break;
-        }
-    }
-    assert!(completed, "the request finished without its client");
-    let replay = create(&app, &key, "gone", input(100, "tok_flaky")).await;
-    assert_eq!(replay["replayed"], true);
-    assert_eq!(charges(&app).await, 1);
 }
 
 async fn expired_keys_are_swept_and_then_mean_a_new_request(backend: Backend) {
@@ -477,5 +442,4 @@ crate::on_both_backends_fn!(
     a_timeout_answers_processor_unavailable_and_releases_the_claim,
     an_abandoned_claim_is_taken_over_after_the_lock_timeout,
     expired_keys_are_swept_and_then_mean_a_new_request,
-    a_client_that_goes_away_does_not_stop_its_payment_halfway,
 );

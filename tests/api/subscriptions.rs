@@ -47,20 +47,52 @@ async fn next_message(socket: &mut Socket) -> Option<Value> {
     }
 }
 
-async fn subscribe(socket: &mut Socket, id: Option<&str>) {
+async fn subscribe_as(socket: &mut Socket, subscription: &str, id: Option<&str>) {
     let query = "subscription S($id: ID) { paymentUpdated(id: $id) { id status amount } }";
-    let message = json!({"id": "1", "type": "subscribe", "payload": {"query": query, "variables": {"id": id}}});
+    let message = json!({"id": subscription, "type": "subscribe", "payload": {"query": query, "variables": {"id": id}}});
     socket
         .send(Message::text(message.to_string()))
         .await
         .unwrap();
 }
 
-/// The next `paymentUpdated` payload on the socket.
+/// Subscribes (as subscription "1"), then makes sure the server is listening before the test
+/// goes on: a second subscription to every payment must hear a probe change, which the
+/// server can only deliver once it has taken both subscriptions in.
+async fn subscribe(app: &TestApp, key: &str, socket: &mut Socket, id: Option<&str>) {
+    subscribe_as(socket, "1", id).await;
+    subscribe_as(socket, "sync", None).await;
+    for attempt in 0..50 {
+        let probe = json!({"amount": 1, "currency": "USD", "source": "tok_visa", "confirm": false});
+        create(app, key, &format!("probe-{attempt}"), probe).await;
+        // Subscription "1" may hear the probe too; only "sync" hearing it settles the matter.
+        while let Ok(Some(message)) =
+            tokio::time::timeout(Duration::from_millis(200), next_message(socket)).await
+        {
+            if message["id"] == "sync" {
+                let stop = json!({"id": "sync", "type": "complete"});
+                socket.send(Message::text(stop.to_string())).await.unwrap();
+                return;
+            }
+        }
+    }
+    panic!("the subscription never started");
+}
+
+/// The next `paymentUpdated` payload of subscription "1", skipping the probes' leftovers.
 async fn next_update(socket: &mut Socket) -> Value {
-    let message = next_message(socket).await.expect("an update");
-    assert_eq!(message["type"], "next", "{message}");
-    message["payload"]["data"]["paymentUpdated"].clone()
+    loop {
+        let message = next_message(socket).await.expect("an update");
+        if message["id"] == "sync" {
+            continue;
+        }
+        assert_eq!(message["type"], "next", "{message}");
+        let update = message["payload"]["data"]["paymentUpdated"].clone();
+        if update["amount"] == 1 {
+            continue;
+        }
+        return update;
+    }
 }
 
 async fn a_subscriber_sees_its_own_payments_change(backend: Backend) {
@@ -68,8 +100,7 @@ async fn a_subscriber_sees_its_own_payments_change(backend: Backend) {
     let (_, key) = app.account("Alice").await;
     let (_, other) = app.account("Bob").await;
     let mut socket = connect(&app, &key).await.unwrap();
-    subscribe(&mut socket, None).await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    subscribe(&app, &key, &mut socket, None).await;
 
     create(&app, &other, "bob", input(100, "tok_visa")).await;
     let mine = create(&app, &key, "alice", input(4200, "tok_visa")).await;
@@ -93,8 +124,7 @@ async fn a_subscription_to_one_payment_sees_only_that_one(backend: Backend) {
     let pending = create(&app, &key, "p", serde_json::json!({"amount": 100, "currency": "USD", "source": "tok_visa", "confirm": false})).await;
     let id = pending["payment"]["id"].as_str().unwrap().to_string();
     let mut socket = connect(&app, &key).await.unwrap();
-    subscribe(&mut socket, Some(&id)).await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    subscribe(&app, &key, &mut socket, Some(&id)).await;
     create(&app, &key, "other", input(100, "tok_visa")).await;
     app.query(&key, crate::lifecycle::CANCEL, json!({"id": id}))
         .await;
@@ -121,8 +151,7 @@ async fn subscribers_on_one_instance_hear_changes_made_on_another_postgres() {
     let other = app.another_instance().await;
     let (_, key) = app.account("Alice").await;
     let mut socket = connect(&other, &key).await.unwrap();
-    subscribe(&mut socket, None).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    subscribe(&other, &key, &mut socket, None).await;
     let made = create(&app, &key, "x", input(100, "tok_chargeDeclined")).await;
     let id = made["payment"]["id"].as_str().unwrap();
     assert_eq!(next_update(&mut socket).await["status"], "PROCESSING");
