@@ -25,11 +25,19 @@ async fn shutting_down_finishes_the_requests_in_flight(backend: crate::helpers::
     // A request that takes a while: a processor that does not answer, given 1 s.
     let slow = tokio::spawn(crate::helpers::post_on_new_connection(
         app.address.clone(),
-        key,
+        key.clone(),
         crate::payments::CREATE,
         serde_json::json!({"input": crate::payments::input(100, "tok_timeout"), "key": "slow"}),
     ));
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // Stop only once the request is inside the gateway (its key is claimed).
+    let record = "{ idempotencyRecord(key: \"slow\") { state } }";
+    for _ in 0..200 {
+        let (_, body) = app.post(Some(&key), record, serde_json::json!({})).await;
+        if !body["data"]["idempotencyRecord"].is_null() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
     app.stop().await;
     let body = slow.await.expect("the request in flight got its answer");
     assert_eq!(
