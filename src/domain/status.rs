@@ -1,6 +1,6 @@
 //! Payment and refund statuses, and their stored spelling.
 
-/// Where a payment is in its life; see the state machine in API.md.
+/// Where a payment is in its life; `state_machine` says how it moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PaymentStatus {
     Pending,
