@@ -104,6 +104,15 @@ impl ApiError {
     }
 }
 
+impl From<crate::domain::state_machine::InvalidTransition> for ApiError {
+    fn from(refused: crate::domain::state_machine::InvalidTransition) -> Self {
+        ApiError::InvalidStateTransition {
+            from: refused.from.as_str().to_string(),
+            operation: refused.operation.name().to_string(),
+        }
+    }
+}
+
 impl From<DbError> for ApiError {
     fn from(err: DbError) -> Self {
         ApiError::internal(err)

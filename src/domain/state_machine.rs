@@ -26,6 +26,24 @@ pub enum PaymentOperation {
 }
 
 impl PaymentOperation {
+    /// Every operation, each variant of the refund outcomes included.
+    pub const ALL: [PaymentOperation; 10] = [
+        PaymentOperation::Confirm,
+        PaymentOperation::ProcessorApproved,
+        PaymentOperation::ProcessorDeclined,
+        PaymentOperation::Cancel,
+        PaymentOperation::Expire,
+        PaymentOperation::RefundRequested,
+        PaymentOperation::RefundSucceeded { fully: true },
+        PaymentOperation::RefundSucceeded { fully: false },
+        PaymentOperation::RefundFailed {
+            partially_refunded_before: true,
+        },
+        PaymentOperation::RefundFailed {
+            partially_refunded_before: false,
+        },
+    ];
+
     /// The operation's name, as `extensions.operation` reports it.
     pub const fn name(self) -> &'static str {
         match self {
@@ -132,22 +150,7 @@ mod tests {
     use PaymentOperation as Op;
     use PaymentStatus as S;
 
-    const OPS: [Op; 10] = [
-        Op::Confirm,
-        Op::ProcessorApproved,
-        Op::ProcessorDeclined,
-        Op::Cancel,
-        Op::Expire,
-        Op::RefundRequested,
-        Op::RefundSucceeded { fully: true },
-        Op::RefundSucceeded { fully: false },
-        Op::RefundFailed {
-            partially_refunded_before: true,
-        },
-        Op::RefundFailed {
-            partially_refunded_before: false,
-        },
-    ];
+    const OPS: [Op; 10] = Op::ALL;
 
     #[test]
     fn exactly_the_contract_table_is_allowed() {
@@ -231,25 +234,11 @@ pub fn next_refund(
 
 /// Whether a stored event's change is one the table allows (for audits and tests).
 pub fn is_allowed_change(from: Option<PaymentStatus>, to: PaymentStatus) -> bool {
-    const OPS: [PaymentOperation; 10] = [
-        PaymentOperation::Confirm,
-        PaymentOperation::ProcessorApproved,
-        PaymentOperation::ProcessorDeclined,
-        PaymentOperation::Cancel,
-        PaymentOperation::Expire,
-        PaymentOperation::RefundRequested,
-        PaymentOperation::RefundSucceeded { fully: true },
-        PaymentOperation::RefundSucceeded { fully: false },
-        PaymentOperation::RefundFailed {
-            partially_refunded_before: true,
-        },
-        PaymentOperation::RefundFailed {
-            partially_refunded_before: false,
-        },
-    ];
     match from {
         None => matches!(to, PaymentStatus::Pending | PaymentStatus::Processing),
-        Some(from) => OPS.iter().any(|op| next(from, *op) == Ok(to)),
+        Some(from) => PaymentOperation::ALL
+            .iter()
+            .any(|op| next(from, *op) == Ok(to)),
     }
 }
 

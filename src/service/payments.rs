@@ -256,10 +256,7 @@ impl PaymentService {
                 Ok(to) => to,
                 Err(refused) => {
                     idempotency::forget(&self.db, account_id, key.as_str()).await?;
-                    return Err(ApiError::InvalidStateTransition {
-                        from: refused.from.as_str().to_string(),
-                        operation: refused.operation.name().to_string(),
-                    });
+                    return Err(refused.into());
                 }
             };
             match payment_writes::transition(

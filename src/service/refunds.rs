@@ -128,10 +128,7 @@ impl PaymentService {
             let status = stored_status(&payment)?;
             if let Err(refused) = state_machine::next(status, PaymentOperation::RefundRequested) {
                 idempotency::forget(self.db(), account_id, key.as_str()).await?;
-                return Err(ApiError::InvalidStateTransition {
-                    from: refused.from.as_str().to_string(),
-                    operation: refused.operation.name().to_string(),
-                });
+                return Err(refused.into());
             }
             let refundable = payment.amount - payment.amount_refunded;
             let requested = input.amount.map(MinorUnits::get).unwrap_or(refundable);
@@ -312,12 +309,7 @@ impl PaymentService {
                     replayed: false,
                 });
             }
-            let to = state_machine::next(status, PaymentOperation::Cancel).map_err(|refused| {
-                ApiError::InvalidStateTransition {
-                    from: refused.from.as_str().to_string(),
-                    operation: refused.operation.name().to_string(),
-                }
-            })?;
+            let to = state_machine::next(status, PaymentOperation::Cancel)?;
             let changed = payment_writes::transition(
                 self.db(),
                 &payment,
