@@ -147,17 +147,6 @@ impl Db {
             .collect())
     }
 
-    /// Announces `payload` on a PostgreSQL notification channel (delivered to listeners on
-    /// every connection, of every instance).
-    pub async fn notify(&self, channel: &str, payload: &str) -> Result<(), DbErr> {
-        let statement = Statement::from_sql_and_values(
-            DbBackend::Postgres,
-            "SELECT pg_notify($1, $2)",
-            [channel.into(), payload.into()],
-        );
-        self.conn.execute_raw(statement).await.map(|_| ())
-    }
-
     pub async fn close(self) -> Result<(), DbErr> {
         self.conn.close().await
     }

@@ -1,19 +1,53 @@
 //! Writing payments and refunds: creation for an idempotency key, and status transitions with
 //! an optimistic-lock check (`WHERE version = ?`) and an event row, each in one transaction.
+//!
+//! Every change to a payment is announced on PostgreSQL from inside the transaction that
+//! makes it (`NOTIFY` is delivered at commit, and only if the change commits). On PostgreSQL
+//! the two writes of every create, the claim with the new payment and the outcome with the
+//! key's completion, are each one statement (data-modifying `WITH`), so the whole
+//! transaction is one round trip; on SQLite, where the database is in the process, they are
+//! transactions of several statements.
 
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction,
-    EntityTrait, QueryFilter,
+    DbBackend, EntityTrait, QueryFilter, Statement, Value,
 };
 use serde::{Deserialize, Serialize};
 
 use super::entities::{payment_events, payments, refunds};
-use super::payments::{self as stored, NewPayment, Payment, Refund};
-use super::{Db, DbError, idempotency};
+use super::payments::{self as stored, CREATED_REASON, NewPayment, Payment, Refund};
+use super::{Backend, Db, DbError, idempotency};
+use crate::domain::idempotency::KeyState;
 use crate::domain::ids::{IdKind, new_id};
 use crate::domain::status::{PaymentStatus, RefundStatus};
 use crate::domain::time::Timestamp;
+
+/// The PostgreSQL channel committed payment changes are announced on.
+pub const CHANGES_CHANNEL: &str = "graphpay_payment_changes";
+
+/// On PostgreSQL, announces `payment` as it now stands, from inside the transaction that
+/// changed it: listeners on every instance hear of it when, and only if, it commits. SQLite
+/// has no notifications (its feed is in-process, see `service::feed`).
+pub(crate) async fn announce_in(
+    conn: &impl ConnectionTrait,
+    payment: &Payment,
+) -> Result<(), DbError> {
+    if conn.get_database_backend() != DbBackend::Postgres {
+        return Ok(());
+    }
+    let statement = Statement::from_sql_and_values(
+        DbBackend::Postgres,
+        "SELECT pg_notify($1, $2)",
+        [CHANGES_CHANNEL.into(), announcement(payment).into()],
+    );
+    conn.execute_raw(statement).await?;
+    Ok(())
+}
+
+fn announcement(payment: &Payment) -> String {
+    serde_json::to_string(payment).unwrap_or_default()
+}
 
 /// The idempotency key a write completes or is linked to.
 #[derive(Clone, Copy, Debug)]
@@ -55,8 +89,9 @@ async fn complete_key(
     .await
 }
 
-/// Creates a payment and its first event, linked to `key`; when `complete` is set the key is
-/// also marked done with the payment as its outcome, all in one transaction.
+/// Creates a payment and its first event for a key this request holds (taken over from an
+/// attempt that created nothing), linked to `key`; when `complete` is set the key is also
+/// marked done with the payment as its outcome, all in one transaction.
 pub async fn create_for_key(
     db: &Db,
     new: NewPayment,
@@ -65,21 +100,133 @@ pub async fn create_for_key(
 ) -> Result<Payment, DbError> {
     let txn = db.begin_write().await?;
     let payment = stored::insert_in(&txn, &new).await?;
-    if complete {
-        complete_key(
-            &txn,
-            key,
-            &StoredOutcome {
-                payment: payment.clone(),
-                refund: None,
-            },
-        )
-        .await?;
-    } else {
-        idempotency::link(&txn, key.account_id, key.key, Some(&payment.id), None).await?;
-    }
+    link_or_complete(&txn, key, &payment, complete).await?;
     txn.commit().await?;
     Ok(payment)
+}
+
+async fn link_or_complete(
+    txn: &DatabaseTransaction,
+    key: KeyRef<'_>,
+    payment: &Payment,
+    complete: bool,
+) -> Result<(), DbError> {
+    if complete {
+        let outcome = StoredOutcome {
+            payment: payment.clone(),
+            refund: None,
+        };
+        complete_key(txn, key, &outcome).await
+    } else {
+        idempotency::link(txn, key.account_id, key.key, Some(&payment.id), None).await
+    }
+}
+
+/// A request's claim on a fresh idempotency key.
+#[derive(Clone, Copy, Debug)]
+pub struct NewClaim<'a> {
+    pub key: KeyRef<'a>,
+    pub operation: &'a str,
+    pub fingerprint: &'a str,
+}
+
+/// Claims a fresh idempotency key and creates its payment together: the claim, the payment,
+/// its first event and, when `complete` is set, the key's stored outcome are written all or
+/// none. `None` when the key already exists (an earlier or a concurrent request claimed it):
+/// then nothing is written, and the caller reads the key to decide.
+pub async fn claim_and_create(
+    db: &Db,
+    claim: NewClaim<'_>,
+    new: &NewPayment,
+    complete: bool,
+) -> Result<Option<Payment>, DbError> {
+    if db.backend() == Backend::Postgres {
+        return claim_and_create_in_one_statement(db, claim, new, complete).await;
+    }
+    let txn = db.begin_write().await?;
+    let claimed = idempotency::claim_in(
+        &txn,
+        claim.key.account_id,
+        claim.key.key,
+        claim.operation,
+        claim.fingerprint,
+        new.created_at,
+    )
+    .await?;
+    if claimed.is_none() {
+        txn.rollback().await?;
+        return Ok(None);
+    }
+    let payment = stored::insert_in(&txn, new).await?;
+    link_or_complete(&txn, claim.key, &payment, complete).await?;
+    txn.commit().await?;
+    Ok(Some(payment))
+}
+
+/// [`claim_and_create`] on PostgreSQL. Each part reads the rows the one before it returned,
+/// so nothing is written unless the claim is; `NOTIFY` announces the payment at commit.
+const CLAIM_AND_CREATE: &str = "\
+WITH claim AS (
+    INSERT INTO idempotency_keys (account_id, key, operation, request_hash, state, locked_at,
+        payment_id, refund_id, outcome, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8, $9, $9)
+    ON CONFLICT (account_id, key) DO NOTHING
+    RETURNING payment_id
+), payment AS (
+    INSERT INTO payments (id, account_id, amount, currency, status, amount_refunded, source,
+        description, failure_code, failure_message, processor_key, processor_ref, version,
+        created_at, updated_at)
+    SELECT payment_id, $1, $10, $11, $12, 0, $13, $14, NULL, NULL, $15, NULL, 0, $9, $9
+    FROM claim
+    RETURNING id
+), event AS (
+    INSERT INTO payment_events (id, payment_id, account_id, from_status, to_status, reason,
+        created_at)
+    SELECT $16, id, $1, NULL, $12, $17, $9 FROM payment
+)
+SELECT pg_notify($18, $19) FROM payment";
+
+async fn claim_and_create_in_one_statement(
+    db: &Db,
+    claim: NewClaim<'_>,
+    new: &NewPayment,
+    complete: bool,
+) -> Result<Option<Payment>, DbError> {
+    let (payment, event) = new.models();
+    let at = payment.created_at;
+    let (state, locked_at, outcome) = if complete {
+        let outcome = StoredOutcome {
+            payment: payment.clone(),
+            refund: None,
+        };
+        (KeyState::Done, None, Some(outcome.to_json()))
+    } else {
+        (KeyState::Started, Some(at), None)
+    };
+    let values: Vec<Value> = vec![
+        claim.key.account_id.into(),
+        claim.key.key.into(),
+        claim.operation.into(),
+        claim.fingerprint.into(),
+        state.as_str().into(),
+        locked_at.into(),
+        payment.id.clone().into(),
+        outcome.into(),
+        at.into(),
+        payment.amount.into(),
+        payment.currency.clone().into(),
+        payment.status.clone().into(),
+        payment.source.clone().into(),
+        payment.description.clone().into(),
+        payment.processor_key.clone().into(),
+        event.id.into(),
+        CREATED_REASON.into(),
+        CHANGES_CHANNEL.into(),
+        announcement(&payment).into(),
+    ];
+    let statement = Statement::from_sql_and_values(DbBackend::Postgres, CLAIM_AND_CREATE, values);
+    let created = db.conn().execute_raw(statement).await?.rows_affected() == 1;
+    Ok(created.then_some(payment))
 }
 
 async fn insert_event(
@@ -136,6 +283,9 @@ pub async fn transition(
     changes: Changes,
     key: KeyAction<'_>,
 ) -> Result<Result<Payment, StaleVersion>, DbError> {
+    if db.backend() == Backend::Postgres {
+        return transition_in_one_statement(db, payment, to, reason, &changes, key).await;
+    }
     let txn = db.begin_write().await?;
     let result = transition_in(&txn, payment, to, reason, &changes).await?;
     let Ok(updated) = result else {
@@ -163,6 +313,104 @@ pub async fn transition(
     Ok(Ok(updated))
 }
 
+/// `payment` after moving to `to` with `changes` at `now`, as the transition stores it.
+fn moved(payment: &Payment, to: PaymentStatus, changes: &Changes, now: Timestamp) -> Payment {
+    let mut updated = payment.clone();
+    if let Some(code) = &changes.failure_code {
+        updated.failure_code = Some(code.clone());
+    }
+    if let Some(message) = &changes.failure_message {
+        updated.failure_message = Some(message.clone());
+    }
+    if let Some(reference) = &changes.processor_ref {
+        updated.processor_ref = Some(reference.clone());
+    }
+    if let Some(refunded) = changes.amount_refunded {
+        updated.amount_refunded = refunded;
+    }
+    updated.status = to.as_str().to_string();
+    updated.version = payment.version + 1;
+    updated.updated_at = now.micros();
+    updated
+}
+
+/// [`transition`] on PostgreSQL: the version-checked update, the event, the key's link or
+/// completion and the announcement in one statement. Every part after the update reads the
+/// row it returned, so a stale version writes nothing. The columns a transition may change are
+/// all set to their values after it, which the version check makes equal to the stored ones
+/// wherever `changes` leaves them alone.
+async fn transition_in_one_statement(
+    db: &Db,
+    payment: &Payment,
+    to: PaymentStatus,
+    reason: &str,
+    changes: &Changes,
+    key: KeyAction<'_>,
+) -> Result<Result<Payment, StaleVersion>, DbError> {
+    let now = Timestamp::now();
+    let updated = moved(payment, to, changes, now);
+    let mut values: Vec<Value> = vec![
+        payment.id.clone().into(),
+        payment.version.into(),
+        updated.status.clone().into(),
+        now.micros().into(),
+        updated.failure_code.clone().into(),
+        updated.failure_message.clone().into(),
+        updated.processor_ref.clone().into(),
+        updated.amount_refunded.into(),
+        new_id(IdKind::PaymentEvent).into(),
+        payment.account_id.clone().into(),
+        payment.status.clone().into(),
+        reason.into(),
+        CHANGES_CHANNEL.into(),
+        announcement(&updated).into(),
+    ];
+    let started = KeyState::Started.as_str();
+    let key_part = match key {
+        KeyAction::None => String::new(),
+        KeyAction::Link(k) => {
+            values.extend([k.account_id.into(), k.key.into()]);
+            format!(
+                ", linked AS (UPDATE idempotency_keys SET payment_id = $1 \
+                 WHERE account_id = $15 AND key = $16 AND state = '{started}' \
+                 AND EXISTS (SELECT 1 FROM updated))"
+            )
+        }
+        KeyAction::Complete(k) => {
+            let outcome = StoredOutcome {
+                payment: updated.clone(),
+                refund: None,
+            };
+            values.extend([
+                k.account_id.into(),
+                k.key.into(),
+                outcome.to_json().into(),
+                KeyState::Done.as_str().into(),
+            ]);
+            format!(
+                ", completed AS (UPDATE idempotency_keys SET state = $18, payment_id = $1, \
+                 outcome = $17, locked_at = NULL, updated_at = $4 \
+                 WHERE account_id = $15 AND key = $16 AND state = '{started}' \
+                 AND EXISTS (SELECT 1 FROM updated))"
+            )
+        }
+    };
+    let sql = format!(
+        "WITH updated AS (UPDATE payments SET status = $3, version = version + 1, \
+         updated_at = $4, failure_code = $5, failure_message = $6, processor_ref = $7, \
+         amount_refunded = $8 WHERE id = $1 AND version = $2 RETURNING id), \
+         event AS (INSERT INTO payment_events (id, payment_id, account_id, from_status, \
+         to_status, reason, created_at) SELECT $9, id, $10, $11, $3, $12, $4 FROM updated)\
+         {key_part} SELECT pg_notify($13, $14) FROM updated"
+    );
+    let statement = Statement::from_sql_and_values(DbBackend::Postgres, sql, values);
+    if db.conn().execute_raw(statement).await?.rows_affected() == 1 {
+        Ok(Ok(updated))
+    } else {
+        Ok(Err(StaleVersion))
+    }
+}
+
 /// The transition itself, inside a caller's transaction.
 pub(crate) async fn transition_in(
     txn: &DatabaseTransaction,
@@ -181,36 +429,30 @@ pub(crate) async fn transition_in(
         .col_expr(payments::Column::UpdatedAt, Expr::value(now.micros()))
         .filter(payments::Column::Id.eq(&payment.id))
         .filter(payments::Column::Version.eq(payment.version));
-    let mut updated = payment.clone();
     if let Some(code) = &changes.failure_code {
         update = update.col_expr(payments::Column::FailureCode, Expr::value(code.clone()));
-        updated.failure_code = Some(code.clone());
     }
     if let Some(message) = &changes.failure_message {
         update = update.col_expr(
             payments::Column::FailureMessage,
             Expr::value(message.clone()),
         );
-        updated.failure_message = Some(message.clone());
     }
     if let Some(reference) = &changes.processor_ref {
         update = update.col_expr(
             payments::Column::ProcessorRef,
             Expr::value(reference.clone()),
         );
-        updated.processor_ref = Some(reference.clone());
     }
     if let Some(refunded) = changes.amount_refunded {
         update = update.col_expr(payments::Column::AmountRefunded, Expr::value(refunded));
-        updated.amount_refunded = refunded;
     }
     if update.exec(txn).await?.rows_affected != 1 {
         return Ok(Err(StaleVersion));
     }
-    updated.status = to.as_str().to_string();
-    updated.version = payment.version + 1;
-    updated.updated_at = now.micros();
+    let updated = moved(payment, to, changes, now);
     insert_event(txn, &updated, Some(&payment.status), reason, now).await?;
+    announce_in(txn, &updated).await?;
     Ok(Ok(updated))
 }
 

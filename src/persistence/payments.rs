@@ -1,7 +1,7 @@
 //! Reading payments, refunds and payment events, always within one account.
 
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter,
+    ActiveModelTrait, ColumnTrait, DatabaseTransaction, EntityTrait, IntoActiveModel, QueryFilter,
     QueryOrder,
 };
 
@@ -88,39 +88,50 @@ pub struct NewPayment {
     pub created_at: Timestamp,
 }
 
+/// Why a payment's first event was written.
+pub(crate) const CREATED_REASON: &str = "created";
+
 impl NewPayment {
     /// The rows that store it: the payment, under a new id that is also its processor key,
     /// and the event recording its first status.
-    fn rows(&self) -> (payments::ActiveModel, payment_events::ActiveModel) {
+    pub(crate) fn models(&self) -> (Payment, PaymentEvent) {
         let id = new_id(IdKind::Payment);
         let at = self.created_at.micros();
-        let event = payment_events::ActiveModel {
-            id: Set(new_id(IdKind::PaymentEvent)),
-            payment_id: Set(id.clone()),
-            account_id: Set(self.account_id.clone()),
-            from_status: Set(None),
-            to_status: Set(self.status.as_str().to_string()),
-            reason: Set(Some("created".to_string())),
-            created_at: Set(at),
+        let event = PaymentEvent {
+            id: new_id(IdKind::PaymentEvent),
+            payment_id: id.clone(),
+            account_id: self.account_id.clone(),
+            from_status: None,
+            to_status: self.status.as_str().to_string(),
+            reason: Some(CREATED_REASON.to_string()),
+            created_at: at,
         };
-        let payment = payments::ActiveModel {
-            processor_key: Set(id.clone()),
-            id: Set(id),
-            account_id: Set(self.account_id.clone()),
-            amount: Set(self.amount),
-            currency: Set(self.currency.clone()),
-            status: Set(self.status.as_str().to_string()),
-            amount_refunded: Set(0),
-            source: Set(self.source.clone()),
-            description: Set(self.description.clone()),
-            failure_code: Set(None),
-            failure_message: Set(None),
-            processor_ref: Set(None),
-            version: Set(0),
-            created_at: Set(at),
-            updated_at: Set(at),
+        let payment = Payment {
+            processor_key: id.clone(),
+            id,
+            account_id: self.account_id.clone(),
+            amount: self.amount,
+            currency: self.currency.clone(),
+            status: self.status.as_str().to_string(),
+            amount_refunded: 0,
+            source: self.source.clone(),
+            description: self.description.clone(),
+            failure_code: None,
+            failure_message: None,
+            processor_ref: None,
+            version: 0,
+            created_at: at,
+            updated_at: at,
         };
         (payment, event)
+    }
+
+    fn rows(&self) -> (payments::ActiveModel, payment_events::ActiveModel) {
+        let (payment, event) = self.models();
+        (
+            payment.into_active_model().reset_all(),
+            event.into_active_model().reset_all(),
+        )
     }
 }
 
@@ -132,6 +143,7 @@ pub(crate) async fn insert_in(
     let (payment, event) = new.rows();
     let payment = payment.insert(txn).await?;
     event.insert(txn).await?;
+    super::payment_writes::announce_in(txn, &payment).await?;
     Ok(payment)
 }
 

@@ -1,14 +1,13 @@
 //! The feed of payment changes behind the `paymentUpdated` subscription. On SQLite it is
-//! in-process; on PostgreSQL every change goes through `NOTIFY`, so a subscriber on any
-//! gateway instance sharing the database hears of changes made by every other one.
+//! in-process; on PostgreSQL every change is announced with `NOTIFY` by the transaction that
+//! makes it (see `persistence::payment_writes`), so a subscriber on any gateway instance
+//! sharing the database hears of changes made by every other one, once they commit.
 
 use tokio::sync::broadcast;
 
+use crate::persistence::payment_writes::CHANGES_CHANNEL as CHANNEL;
 use crate::persistence::payments::Payment;
 use crate::persistence::{Backend, Db};
-
-/// The PostgreSQL channel changes are announced on.
-pub const CHANNEL: &str = "graphpay_payment_changes";
 /// Changes a slow subscriber may fall behind by before it skips some.
 const BUFFER: usize = 1024;
 
@@ -16,7 +15,7 @@ const BUFFER: usize = 1024;
 #[derive(Clone, Debug)]
 pub struct PaymentFeed {
     local: broadcast::Sender<Payment>,
-    db: Db,
+    backend: Backend,
 }
 
 impl PaymentFeed {
@@ -44,21 +43,17 @@ impl PaymentFeed {
                 }
             });
         }
-        Self { local, db }
+        Self {
+            local,
+            backend: db.backend(),
+        }
     }
 
-    /// Announces a payment as it now stands.
-    pub async fn publish(&self, payment: &Payment) {
-        match self.db.backend() {
-            Backend::Sqlite => {
-                let _ = self.local.send(payment.clone());
-            }
-            Backend::Postgres => {
-                let payload = serde_json::to_string(payment).unwrap_or_default();
-                if let Err(err) = self.db.notify(CHANNEL, &payload).await {
-                    tracing::warn!(error = %err, "could not announce a payment change");
-                }
-            }
+    /// Announces a payment as it now stands, once its change has committed. On PostgreSQL
+    /// the writing transaction has announced it already, and the listener forwards it.
+    pub fn publish(&self, payment: &Payment) {
+        if self.backend == Backend::Sqlite {
+            let _ = self.local.send(payment.clone());
         }
     }
 

@@ -47,17 +47,46 @@ pub async fn begin(
     operation: &str,
     fingerprint: &str,
 ) -> Result<NextAction, ApiError> {
+    next_action(db, settings, account_id, key, operation, fingerprint, true).await
+}
+
+/// What to do with `key` after this request's claim on it failed because the key exists
+/// (see `payment_writes::claim_and_create`): replay, refuse, or take the claim over.
+#[tracing::instrument(skip(db, settings, fingerprint))]
+pub async fn after_claimed(
+    db: &Db,
+    settings: &IdempotencySettings,
+    account_id: &str,
+    key: &IdempotencyKey,
+    operation: &str,
+    fingerprint: &str,
+) -> Result<NextAction, ApiError> {
+    next_action(db, settings, account_id, key, operation, fingerprint, false).await
+}
+
+async fn next_action(
+    db: &Db,
+    settings: &IdempotencySettings,
+    account_id: &str,
+    key: &IdempotencyKey,
+    operation: &str,
+    fingerprint: &str,
+    mut claim_first: bool,
+) -> Result<NextAction, ApiError> {
     let lock_timeout = i64::try_from(settings.lock_timeout.as_secs()).unwrap_or(i64::MAX);
     // A few rounds cover the races: a key swept, or taken over by someone else, in between.
     for _ in 0..4 {
         let now = Timestamp::now();
-        if let Some(record) =
-            idempotency::claim(db, account_id, key.as_str(), operation, fingerprint, now).await?
+        if claim_first
+            && let Some(record) =
+                idempotency::claim(db, account_id, key.as_str(), operation, fingerprint, now)
+                    .await?
         {
             return Ok(NextAction::Execute {
                 record: Box::new(record),
             });
         }
+        claim_first = true;
         let Some(record) = idempotency::find(db, account_id, key.as_str()).await? else {
             continue;
         };

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::feed::PaymentFeed;
-use super::idempotency::{IdempotencySettings, NextAction, begin};
+use super::idempotency::{IdempotencySettings, NextAction, after_claimed, begin};
 use crate::domain::currency::Currency;
 use crate::domain::idempotency::{IdempotencyKey, fingerprint};
 use crate::domain::ids::{IdKind, is_id_of};
@@ -14,7 +14,7 @@ use crate::domain::status::PaymentStatus;
 use crate::domain::text;
 use crate::domain::time::Timestamp;
 use crate::error::ApiError;
-use crate::persistence::payment_writes::{self, Changes, KeyAction, KeyRef};
+use crate::persistence::payment_writes::{self, Changes, KeyAction, KeyRef, NewClaim};
 use crate::persistence::payments::{self, NewPayment, Payment};
 use crate::persistence::{Db, idempotency};
 use crate::processor::{ChargeOutcome, ChargeRequest, Retrying};
@@ -76,7 +76,7 @@ impl CreatePayment {
 
     fn fingerprint(&self) -> String {
         fingerprint(
-            "createPayment",
+            CREATE_PAYMENT,
             &json!({
                 "amount": self.amount.get(),
                 "currency": self.currency.code(),
@@ -97,6 +97,9 @@ pub struct PaymentResult {
 
 /// Failure code of a charge or refund that the processor refused outright.
 pub const PROCESSOR_ERROR: &str = "processor_error";
+
+/// The operation name keys of `createPayment` are claimed for.
+const CREATE_PAYMENT: &str = "createPayment";
 
 /// Bounded re-reads when a concurrent writer changes a payment under us.
 const MAX_STALE_RETRIES: usize = 8;
@@ -130,8 +133,8 @@ impl PaymentService {
     }
 
     /// Announces a change that has been committed.
-    pub(crate) async fn changed(&self, payment: &Payment) {
-        self.feed.publish(payment).await;
+    pub(crate) fn changed(&self, payment: &Payment) {
+        self.feed.publish(payment);
     }
 
     pub fn settings(&self) -> &IdempotencySettings {
@@ -153,13 +156,49 @@ impl PaymentService {
         key: &IdempotencyKey,
         input: CreatePayment,
     ) -> Result<PaymentResult, ApiError> {
-        let record = match begin(
+        let fingerprint = input.fingerprint();
+        let key_ref = KeyRef {
+            account_id,
+            key: key.as_str(),
+        };
+        let new = NewPayment {
+            account_id: account_id.to_string(),
+            amount: input.amount.get(),
+            currency: input.currency.code(),
+            source: input.source,
+            description: input.description,
+            status: if input.confirm {
+                PaymentStatus::Processing
+            } else {
+                PaymentStatus::Pending
+            },
+            created_at: Timestamp::now(),
+        };
+        // The common case, a key never seen before: claim it and store the payment at once.
+        let claim = NewClaim {
+            key: key_ref,
+            operation: CREATE_PAYMENT,
+            fingerprint: &fingerprint,
+        };
+        if let Some(created) =
+            payment_writes::claim_and_create(&self.db, claim, &new, !input.confirm).await?
+        {
+            self.changed(&created);
+            if !input.confirm {
+                return Ok(PaymentResult {
+                    payment: created,
+                    replayed: false,
+                });
+            }
+            return self.charge(created, key_ref).await;
+        }
+        let record = match after_claimed(
             &self.db,
             &self.settings,
             account_id,
             key,
-            "createPayment",
-            &input.fingerprint(),
+            CREATE_PAYMENT,
+            &fingerprint,
         )
         .await?
         {
@@ -171,29 +210,17 @@ impl PaymentService {
             }
             NextAction::Execute { record } => record,
         };
-        let key_ref = KeyRef {
-            account_id,
-            key: key.as_str(),
-        };
         let payment = match &record.payment_id {
             Some(id) => self.reload(account_id, id).await?,
             None => {
+                // Taken over from an attempt that stored nothing.
                 let new = NewPayment {
-                    account_id: account_id.to_string(),
-                    amount: input.amount.get(),
-                    currency: input.currency.code(),
-                    source: input.source,
-                    description: input.description,
-                    status: if input.confirm {
-                        PaymentStatus::Processing
-                    } else {
-                        PaymentStatus::Pending
-                    },
                     created_at: Timestamp::now(),
+                    ..new
                 };
                 let created =
                     payment_writes::create_for_key(&self.db, new, key_ref, !input.confirm).await?;
-                self.changed(&created).await;
+                self.changed(&created);
                 created
             }
         };
@@ -270,7 +297,7 @@ impl PaymentService {
             .await?
             {
                 Ok(processing) => {
-                    self.changed(&processing).await;
+                    self.changed(&processing);
                     return self.charge(processing, key_ref).await;
                 }
                 Err(_stale) => payment = self.reload(account_id, payment_id).await?,
@@ -386,7 +413,7 @@ impl PaymentService {
             .await?
             {
                 Ok(settled) => {
-                    self.changed(&settled).await;
+                    self.changed(&settled);
                     return Ok(PaymentResult {
                         payment: settled,
                         replayed: false,

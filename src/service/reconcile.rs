@@ -125,7 +125,7 @@ impl PaymentService {
                 .await?;
         match done {
             Ok(updated) => {
-                self.changed(&updated).await;
+                self.changed(&updated);
                 Ok(true)
             }
             Err(_stale) => Ok(false),

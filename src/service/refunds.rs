@@ -149,7 +149,7 @@ impl PaymentService {
             .await?
             {
                 Ok((refunding, refund)) => {
-                    self.changed(&refunding).await;
+                    self.changed(&refunding);
                     return self.send_refund(refunding, refund, key_ref).await;
                 }
                 Err(_stale) => continue,
@@ -273,7 +273,7 @@ impl PaymentService {
             .await?;
             match settled {
                 Ok(both) => {
-                    self.changed(&both.0).await;
+                    self.changed(&both.0);
                     return Ok(both);
                 }
                 Err(_stale) => {
@@ -320,7 +320,7 @@ impl PaymentService {
             )
             .await?;
             if let Ok(payment) = changed {
-                self.changed(&payment).await;
+                self.changed(&payment);
                 return Ok(PaymentResult {
                     payment,
                     replayed: false,

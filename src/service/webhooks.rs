@@ -66,7 +66,7 @@ pub async fn receive(
     for _ in 0..MAX_STALE_RETRIES {
         if let Ok(outcome) = webhook_writes::apply(db, &incoming).await? {
             if let EventOutcome::Applied(payment) = &outcome {
-                feed.publish(payment).await;
+                feed.publish(payment);
             }
             tracing::info!(event = %event.id, kind = %event.kind, ?outcome, "webhook handled");
             return Ok(Ok(outcome));
