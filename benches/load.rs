@@ -253,15 +253,21 @@ fn main() -> Result<(), BoxError> {
             .ok_or("no account")?
             .to_string();
         let key = created["apiKey"].as_str().ok_or("no key")?.to_string();
-        let gateway = start_gateway(&env)?;
-        // The keys that the replay runs cycle through.
-        let make_replay_key = setup::replay_key_maker();
-        for n in 0..200 {
-            make_replay_key(&gateway.address, &key, n)?;
+        {
+            // The keys that the replay runs cycle through.
+            let gateway = start_gateway(&env)?;
+            let make_replay_key = setup::replay_key_maker();
+            for n in 0..200 {
+                make_replay_key(&gateway.address, &key, n)?;
+            }
         }
         for &c in &settings.concurrency {
+            let gateway = start_gateway(&env)?;
             let creates = wrk(&gateway.address, &key, "create", c, settings.seconds)?;
             let replays = wrk(&gateway.address, &key, "replay", c, settings.seconds)?;
+            // Stopped before pgbench runs, so that nothing else uses the machine meanwhile
+            // (its listener would otherwise hear every one of pgbench's announcements).
+            drop(gateway);
             let limit = if database == "postgres" {
                 Some(pgbench(
                     &settings.postgres_url,
@@ -293,7 +299,6 @@ fn main() -> Result<(), BoxError> {
                 replays.rps / creates.rps
             ));
         }
-        drop(gateway);
         if database == "postgres" {
             let status = Command::new("psql")
                 .arg(&settings.postgres_url)

@@ -24,18 +24,6 @@ pub async fn claim(
     fingerprint: &str,
     now: Timestamp,
 ) -> Result<Option<IdempotencyRecord>, DbError> {
-    claim_in(db.conn(), account_id, key, operation, fingerprint, now).await
-}
-
-/// [`claim`] on a given connection or inside a transaction.
-pub(crate) async fn claim_in(
-    conn: &impl ConnectionTrait,
-    account_id: &str,
-    key: &str,
-    operation: &str,
-    fingerprint: &str,
-    now: Timestamp,
-) -> Result<Option<IdempotencyRecord>, DbError> {
     let row = idempotency_keys::ActiveModel {
         account_id: Set(account_id.to_string()),
         key: Set(key.to_string()),
@@ -54,7 +42,7 @@ pub(crate) async fn claim_in(
             idempotency_keys::Column::AccountId,
             idempotency_keys::Column::Key,
         ])
-        .exec_with_returning(conn)
+        .exec_with_returning(db.conn())
         .await;
     // A conflict returns no row, which sea-orm reports as "not found".
     match inserted {

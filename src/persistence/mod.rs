@@ -1,5 +1,7 @@
 //! Persistence: the sea-orm entities and every query the gateway runs. This is the only module
-//! that speaks to sea-orm; queries are written once and work on SQLite and PostgreSQL alike.
+//! that speaks to sea-orm; queries are written once and work on SQLite and PostgreSQL alike,
+//! except the two writes of a create that PostgreSQL does in one statement each (see
+//! `payment_writes`).
 
 pub mod accounts;
 mod db;

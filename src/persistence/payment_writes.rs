@@ -130,10 +130,16 @@ pub struct NewClaim<'a> {
     pub fingerprint: &'a str,
 }
 
-/// Claims a fresh idempotency key and creates its payment together: the claim, the payment,
-/// its first event and, when `complete` is set, the key's stored outcome are written all or
-/// none. `None` when the key already exists (an earlier or a concurrent request claimed it):
-/// then nothing is written, and the caller reads the key to decide.
+/// Claims a fresh idempotency key and creates its payment: the claim, the payment, its first
+/// event and, when `complete` is set, the key's stored outcome. `None` when the key already
+/// exists (an earlier or a concurrent request claimed it): then nothing is written, and the
+/// caller reads the key to decide.
+///
+/// On PostgreSQL it is all one statement, written all or none. On SQLite the claim is its own
+/// statement, committed before the payment's transaction: a replay, which only tries to claim,
+/// then holds the single write lock for one statement rather than a transaction. A crash in
+/// between leaves a claim with no payment, which is taken over after the lock timeout and
+/// carried on like any other (see `service::idempotency`).
 pub async fn claim_and_create(
     db: &Db,
     claim: NewClaim<'_>,
@@ -143,9 +149,8 @@ pub async fn claim_and_create(
     if db.backend() == Backend::Postgres {
         return claim_and_create_in_one_statement(db, claim, new, complete).await;
     }
-    let txn = db.begin_write().await?;
-    let claimed = idempotency::claim_in(
-        &txn,
+    let claimed = idempotency::claim(
+        db,
         claim.key.account_id,
         claim.key.key,
         claim.operation,
@@ -154,9 +159,9 @@ pub async fn claim_and_create(
     )
     .await?;
     if claimed.is_none() {
-        txn.rollback().await?;
         return Ok(None);
     }
+    let txn = db.begin_write().await?;
     let payment = stored::insert_in(&txn, new).await?;
     link_or_complete(&txn, claim.key, &payment, complete).await?;
     txn.commit().await?;

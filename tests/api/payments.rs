@@ -437,7 +437,54 @@ async fn expired_keys_are_swept_and_then_mean_a_new_request(backend: Backend) {
     assert_eq!(charges(&app).await, 2);
 }
 
+/// What a create and a replay cost in statements, counted by the gateway's own connection.
+/// On PostgreSQL a fresh create is four statements: the key check, the claim with the
+/// payment and its event, the sandbox's record of the charge, and the outcome with its event
+/// and the key's completion; each write is all or nothing.
+async fn a_create_and_a_replay_cost_a_fixed_number_of_statements(backend: Backend) {
+    let app = crate::lifecycle::quiet(backend).await;
+    let (account, key) = app.account("Alice").await;
+    let lean = "mutation($input: CreatePaymentInput!, $key: String!) { \
+        createPayment(input: $input, idempotencyKey: $key) { replayed payment { id status } } }";
+    let mut costs = Vec::new();
+    // The first request also opens pooled connections (SQLite sets them up with statements).
+    for idem in ["k0", "k1", "k2", "k1", "k2"] {
+        let before = app.server_db.statements_run();
+        let data = app
+            .query(
+                &key,
+                lean,
+                json!({"input": input(500, "tok_visa"), "key": idem}),
+            )
+            .await;
+        costs.push(app.server_db.statements_run() - before);
+        assert_eq!(data["createPayment"]["payment"]["status"], "SUCCEEDED");
+    }
+    let (create, replay) = match backend {
+        // The key check, the claim, the transaction with the payment, its event and the key's
+        // link, the sandbox's record, the transaction with the outcome, its event and the key.
+        Backend::Sqlite => (9, 3),
+        Backend::Postgres => (4, 3),
+    };
+    assert_eq!(costs[1..], [create, create, replay, replay], "{backend:?}");
+    // Every write landed whole: three payments, each with both events, all keys done.
+    assert_eq!(count(&app, "payments").await, 3);
+    assert_eq!(count(&app, "payment_events").await, 6);
+    let done = app
+        .db
+        .query_text(&format!(
+            "SELECT COUNT(*) FROM idempotency_keys WHERE account_id = '{account}' \
+             AND state = 'done' AND payment_id IS NOT NULL AND outcome IS NOT NULL"
+        ))
+        .await
+        .unwrap()[0][0]
+        .clone();
+    assert_eq!(done, "3");
+    assert_eq!(charges(&app).await, 3);
+}
+
 crate::on_both_backends_fn!(
+    a_create_and_a_replay_cost_a_fixed_number_of_statements,
     processor_unavailable_then_retry_charges_once,
     a_timeout_answers_processor_unavailable_and_releases_the_claim,
     an_abandoned_claim_is_taken_over_after_the_lock_timeout,
