@@ -3,7 +3,9 @@
 //! PostgreSQL. The gateway runs as its own process (the release binary, built-in sandbox);
 //! the load comes from wrk (`benches/load.lua`) over loopback. Beside it, pgbench runs the SQL
 //! statements of one create (`benches/create_payment.pgbench.sql`) at the same concurrencies
-//! on the same PostgreSQL: the database's own limit on this machine.
+//! on the same PostgreSQL: the database's own limit on this machine. For reference it also
+//! runs that script without the two announcements (`pg_notify`) a create makes for
+//! subscriptions, which serialize commits in PostgreSQL.
 //!
 //! Run with `cargo bench --bench load` (needs `wrk` and `pgbench` on the PATH). Settings:
 //! `LOAD_SECONDS` (default 10), `LOAD_CONCURRENCY` (default `1,8,32`), `LOAD_DATABASES`
@@ -172,6 +174,7 @@ fn wrk(
 
 /// pgbench with the create script at `concurrency`: transactions (= creates) per second.
 fn pgbench(
+    script: &str,
     url: &str,
     schema: &str,
     account: &str,
@@ -191,7 +194,7 @@ fn pgbench(
             "-T",
             &seconds.to_string(),
         ])
-        .args(["-f", &format!("{DIR}/benches/create_payment.pgbench.sql")])
+        .args(["-f", script])
         .args([
             "-D",
             &format!("account={account}"),
@@ -217,8 +220,23 @@ fn sha256_hex(text: &str) -> String {
     graphpay::domain::api_key::hash(text)
 }
 
+/// The pgbench script, and a copy without the announcements (written to `dir`).
+fn pgbench_scripts(dir: &std::path::Path) -> Result<(String, String), BoxError> {
+    let script = format!("{DIR}/benches/create_payment.pgbench.sql");
+    let text = std::fs::read_to_string(&script)?;
+    let announcement = "SELECT pg_notify('graphpay_payment_changes', repeat('x', 420))";
+    if text.matches(announcement).count() != 2 {
+        return Err("the pgbench script should announce twice".into());
+    }
+    let quiet = dir.join("create_payment_without_announcements.pgbench.sql");
+    std::fs::write(&quiet, text.replace(announcement, "SELECT 1"))?;
+    Ok((script, quiet.display().to_string()))
+}
+
 fn main() -> Result<(), BoxError> {
     let settings = settings();
+    let scripts_dir = tempfile::tempdir()?;
+    let (script, quiet_script) = pgbench_scripts(scripts_dir.path())?;
     let mut table = Vec::new();
     let mut ratios = Vec::new();
     for database in &settings.databases {
@@ -268,24 +286,30 @@ fn main() -> Result<(), BoxError> {
             // Stopped before pgbench runs, so that nothing else uses the machine meanwhile
             // (its listener would otherwise hear every one of pgbench's announcements).
             drop(gateway);
-            let limit = if database == "postgres" {
-                Some(pgbench(
-                    &settings.postgres_url,
-                    &schema,
-                    &account,
-                    &sha256_hex(&key),
-                    c,
-                    settings.seconds,
-                )?)
+            let limits = if database == "postgres" {
+                let run = |script: &str| {
+                    pgbench(
+                        script,
+                        &settings.postgres_url,
+                        &schema,
+                        &account,
+                        &sha256_hex(&key),
+                        c,
+                        settings.seconds,
+                    )
+                };
+                Some((run(&script)?, run(&quiet_script)?))
             } else {
                 None
             };
             for (kind, run) in [("create", &creates), ("replay", &replays)] {
-                let beside = match (kind, limit) {
-                    ("create", Some(tps)) => {
-                        format!("{tps:.0} ({:.0}% of it)", 100.0 * run.rps / tps)
-                    }
-                    _ => String::new(),
+                let beside = match (kind, limits) {
+                    ("create", Some((tps, quiet))) => format!(
+                        "{tps:.0} ({:.0}% of it) | {quiet:.0} ({:.0}% of it)",
+                        100.0 * run.rps / tps,
+                        100.0 * run.rps / quiet
+                    ),
+                    _ => " | ".to_string(),
                 };
                 let line = format!(
                     "| {name} | {kind} | {c} | {:.0} | {:.2} | {:.2} | {} | {beside} |",
@@ -314,9 +338,9 @@ fn main() -> Result<(), BoxError> {
         std::thread::sleep(Duration::from_millis(200));
     }
     println!(
-        "| database | request | concurrency | requests/s | p50 ms | p99 ms | errors | pgbench creates/s (same SQL) |"
+        "| database | request | concurrency | requests/s | p50 ms | p99 ms | errors | pgbench creates/s (same SQL) | pgbench without announcements |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---|");
+    println!("|---|---|---:|---:|---:|---:|---:|---|---|");
     for line in table {
         println!("{line}");
     }

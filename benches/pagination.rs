@@ -11,7 +11,11 @@
 //! - `BENCH_DATABASES` (default `sqlite,postgres`).
 //! - `BENCH_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/test`); a fresh schema
 //!   `bench_pages_<random>` is created there and dropped at the end.
-//! - `BENCH_REPEATS` (default 20): timed runs per measurement (after one untimed warm-up run).
+//! - `BENCH_REPEATS` (default 20): timed OFFSET runs per cell (after one untimed warm-up).
+//! - `BENCH_KEYSET_ROUNDS` (default 1000): timed runs of each keyset page. The keyset pages
+//!   of one order (every depth and the depth-1 control) are timed in rounds, one run of each
+//!   per round, starting at a different page each round, so that drift over time (caches,
+//!   clock, other work) weighs on every depth alike instead of on whichever ran last.
 //!
 //! Run with `cargo bench --bench pagination`.
 
@@ -41,6 +45,7 @@ struct Settings {
     databases: Vec<String>,
     postgres_url: String,
     repeats: usize,
+    keyset_rounds: usize,
 }
 
 impl Settings {
@@ -57,6 +62,13 @@ impl Settings {
         if repeats == 0 {
             return Err("BENCH_REPEATS must be at least 1".into());
         }
+        let keyset_rounds = match var("BENCH_KEYSET_ROUNDS") {
+            Some(v) => v.trim().parse()?,
+            None => 1000,
+        };
+        if keyset_rounds == 0 {
+            return Err("BENCH_KEYSET_ROUNDS must be at least 1".into());
+        }
         let databases = var("BENCH_DATABASES")
             .unwrap_or_else(|| "sqlite,postgres".to_string())
             .split(',')
@@ -70,6 +82,7 @@ impl Settings {
             databases,
             postgres_url,
             repeats,
+            keyset_rounds,
         })
     }
 }
@@ -98,36 +111,33 @@ struct Control {
     keyset_ratio: f64,
 }
 
-/// One untimed warm-up run of `fetch`, then `repeats` timed runs.
-async fn time_keyset(
+/// Times `fetch` of every query in `queries`, `rounds` times each, interleaved: each round
+/// runs every query once, starting one further along than the round before. With `probe`,
+/// each run also makes the `hasPreviousPage` probe. One untimed warm-up round first.
+async fn time_keyset_rounds(
     db: &Db,
-    query: &PageQuery,
-    repeats: usize,
-) -> Result<Vec<Duration>, BoxError> {
-    fetch(db, query).await?;
-    let mut samples = Vec::with_capacity(repeats);
-    for _ in 0..repeats {
-        let started = Instant::now();
-        let page = fetch(db, query).await?;
-        samples.push(started.elapsed());
-        std::hint::black_box(page);
-    }
-    Ok(samples)
-}
-
-/// Like [`time_keyset`], with the `hasPreviousPage` probe after each page.
-async fn time_keyset_with_probe(
-    db: &Db,
-    query: &PageQuery,
-    repeats: usize,
-) -> Result<Vec<Duration>, BoxError> {
-    let mut samples = Vec::with_capacity(repeats);
-    for _ in 0..repeats {
-        let started = Instant::now();
-        let page = fetch(db, query).await?;
-        let behind = exists_behind(db, query).await?;
-        samples.push(started.elapsed());
-        std::hint::black_box((page, behind));
+    queries: &[PageQuery],
+    rounds: usize,
+    probe: bool,
+) -> Result<Vec<Vec<Duration>>, BoxError> {
+    let n = queries.len();
+    let mut samples = vec![Vec::with_capacity(rounds); n];
+    for round in 0..=rounds {
+        for i in 0..n {
+            let at = (i + round) % n;
+            let started = Instant::now();
+            let page = fetch(db, &queries[at]).await?;
+            let behind = if probe {
+                Some(exists_behind(db, &queries[at]).await?)
+            } else {
+                None
+            };
+            let took = started.elapsed();
+            std::hint::black_box((page, behind));
+            if round > 0 {
+                samples[at].push(took);
+            }
+        }
     }
     Ok(samples)
 }
@@ -248,6 +258,7 @@ async fn measure(
     account_id: &str,
     rows: u64,
     repeats: usize,
+    keyset_rounds: usize,
 ) -> Result<(Vec<Row>, Vec<Control>), BoxError> {
     let orders = [
         Order {
@@ -262,9 +273,10 @@ async fn measure(
     let mut out = Vec::new();
     let mut controls = Vec::new();
     for order in orders {
-        let mut first_keyset = None;
-        let mut first_offset = None;
-        for depth in DEPTHS.into_iter().filter(|&d| d < rows) {
+        let depths: Vec<u64> = DEPTHS.into_iter().filter(|&d| d < rows).collect();
+        let deepest = depths.iter().copied().max().unwrap_or(0);
+        let mut queries = Vec::new();
+        for &depth in &depths {
             // The cursor of the row just before `depth`, as a client would hold it.
             let after = if depth == 0 {
                 None
@@ -286,20 +298,41 @@ async fn measure(
             );
             assert_eq!(keyset_ids.len() as u64, PAGE.min(rows - depth));
             assert_eq!(exists_behind(db, &query).await?, depth > 0);
-
-            if depth == DEPTHS.into_iter().filter(|&d| d < rows).max().unwrap_or(0) {
+            if depth == deepest {
                 eprintln!(
                     "  plan of the deepest keyset page ({}, depth {depth}):\n{}",
                     order_name(order),
                     explain(db, &query).await?
                 );
             }
+            queries.push(query);
+        }
+        // Control: a cursor page at depth 1, to tell the cost of having a cursor from the
+        // cost of depth. Timed in the same rounds as the others, last in the list.
+        let has_control = rows > 1;
+        if has_control {
+            let query = page_query(
+                account_id,
+                order,
+                Some(cursor_at(db, account_id, order, 0).await?),
+            );
+            let page = fetch(db, &query).await?;
+            let offset_rows = offset_page_for_benchmark(db, account_id, order, 1, PAGE).await?;
+            assert!(
+                page.rows
+                    .iter()
+                    .map(|r| &r.id)
+                    .eq(offset_rows.iter().map(|r| &r.id))
+            );
+            queries.push(query);
+        }
 
-            // Keyset: one untimed warm-up, then `repeats` timed runs.
-            let mut keyset = time_keyset(db, &query, repeats).await?;
-            let (with_probe_median, _) =
-                summarize(&mut time_keyset_with_probe(db, &query, repeats).await?);
-            // OFFSET: same.
+        let mut keyset = time_keyset_rounds(db, &queries, keyset_rounds, false).await?;
+        let mut with_probe = time_keyset_rounds(db, &queries, keyset_rounds, true).await?;
+        let mut first_keyset = None;
+        let mut first_offset = None;
+        for (i, &depth) in depths.iter().enumerate() {
+            // OFFSET: one untimed warm-up, then `repeats` timed runs.
             offset_page_for_benchmark(db, account_id, order, depth, PAGE).await?;
             let mut offset = Vec::with_capacity(repeats);
             for _ in 0..repeats {
@@ -309,7 +342,8 @@ async fn measure(
                 std::hint::black_box(rows);
             }
 
-            let (keyset_median, keyset_p95) = summarize(&mut keyset);
+            let (keyset_median, keyset_p95) = summarize(&mut keyset[i]);
+            let (with_probe_median, _) = summarize(&mut with_probe[i]);
             let (offset_median, _) = summarize(&mut offset);
             let base_keyset = *first_keyset.get_or_insert(keyset_median);
             let base_offset = *first_offset.get_or_insert(offset_median);
@@ -327,25 +361,8 @@ async fn measure(
             eprintln!("  {}", table_line(&row));
             out.push(row);
         }
-
-        // Control: a cursor page at depth 1, to tell the cost of having a cursor from the
-        // cost of depth.
-        if rows > 1 {
-            let query = page_query(
-                account_id,
-                order,
-                Some(cursor_at(db, account_id, order, 0).await?),
-            );
-            let page = fetch(db, &query).await?;
-            let offset_rows = offset_page_for_benchmark(db, account_id, order, 1, PAGE).await?;
-            assert!(
-                page.rows
-                    .iter()
-                    .map(|r| &r.id)
-                    .eq(offset_rows.iter().map(|r| &r.id))
-            );
-            let (keyset_median, keyset_p95) =
-                summarize(&mut time_keyset(db, &query, repeats).await?);
+        if has_control {
+            let (keyset_median, keyset_p95) = summarize(&mut keyset[depths.len()]);
             let control = Control {
                 database,
                 order: order_name(order),
@@ -415,7 +432,15 @@ async fn run(
         }
     }
     eprintln!("  ANALYZE: {:.1} s", started.elapsed().as_secs_f64());
-    measure(db, database, &main.id, settings.rows, settings.repeats).await
+    measure(
+        db,
+        database,
+        &main.id,
+        settings.rows,
+        settings.repeats,
+        settings.keyset_rounds,
+    )
+    .await
 }
 
 async fn bench_sqlite(settings: &Settings) -> Result<(Vec<Row>, Vec<Control>), BoxError> {
@@ -460,8 +485,9 @@ async fn bench_postgres(settings: &Settings) -> Result<(Vec<Row>, Vec<Control>),
 async fn main() -> Result<(), BoxError> {
     let settings = Settings::from_env()?;
     eprintln!(
-        "pagination benchmark: {} rows, databases {:?}, {} repeats, page size {PAGE}",
-        settings.rows, settings.databases, settings.repeats
+        "pagination benchmark: {} rows, databases {:?}, {} keyset rounds, {} OFFSET repeats, \
+         page size {PAGE}",
+        settings.rows, settings.databases, settings.keyset_rounds, settings.repeats
     );
     let mut rows = Vec::new();
     let mut controls = Vec::new();
@@ -476,9 +502,11 @@ async fn main() -> Result<(), BoxError> {
     }
     println!();
     println!(
-        "Rows: {} (+{} in a second account); page size {PAGE}; {} timed runs per cell",
+        "Rows: {} (+{} in a second account); page size {PAGE}; {} timed runs of each keyset \
+         page (interleaved rounds), {} of each OFFSET page",
         settings.rows,
         settings.rows.div_ceil(100),
+        settings.keyset_rounds,
         settings.repeats
     );
     println!();
@@ -488,8 +516,8 @@ async fn main() -> Result<(), BoxError> {
     }
     println!();
     println!(
-        "Control (not part of the table above): the keyset page after the first row, which runs the \
-         same two statements as any cursor page (the page and the hasPreviousPage probe) at no depth"
+        "Control (not part of the table above): the keyset page after the first row, which has a \
+         cursor but no depth"
     );
     println!();
     println!("{}", control_header());

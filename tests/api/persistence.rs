@@ -1,10 +1,50 @@
+use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
-use graphpay::persistence::Db;
+use graphpay::persistence::payment_writes::{Changes, KeyAction, KeyRef, transition};
+use graphpay::persistence::{Db, idempotency, payments};
 
 use crate::helpers::TestApp;
 use crate::on_both_backends;
 
 on_both_backends! {
+    async fn a_transition_from_a_stale_version_writes_nothing(app: TestApp) {
+        let (alice, _) = app.account("Alice").await;
+        let read = app.insert_payment(&alice, 500, Timestamp::now()).await;
+        let key = KeyRef { account_id: &alice, key: "stale" };
+        idempotency::claim(&app.db, &alice, "stale", "confirmPayment", "fp", Timestamp::now())
+            .await
+            .unwrap()
+            .expect("a fresh key is claimed");
+        let first = transition(
+            &app.db, &read, PaymentStatus::Canceled, "first", Changes::default(), KeyAction::None,
+        )
+        .await
+        .unwrap()
+        .expect("the first writer wins");
+        assert_eq!((first.status.as_str(), first.version), ("CANCELED", 1));
+        // The same read again: every part of the write is refused, whatever the key action.
+        for action in [KeyAction::None, KeyAction::Link(key), KeyAction::Complete(key)] {
+            let changes = Changes {
+                failure_code: Some("late".into()),
+                ..Changes::default()
+            };
+            let stale = transition(&app.db, &read, PaymentStatus::Failed, "late", changes, action)
+                .await
+                .unwrap();
+            assert!(stale.is_err(), "{action:?}");
+        }
+        let stored = payments::find_payment(&app.db, &alice, &read.id).await.unwrap().unwrap();
+        assert_eq!(stored, first);
+        let events = payments::events_of(&app.db, &alice, std::slice::from_ref(&read.id))
+            .await
+            .unwrap();
+        let reasons: Vec<_> = events.iter().map(|e| e.reason.clone().unwrap_or_default()).collect();
+        assert_eq!(reasons, ["created", "first"]);
+        let record = idempotency::find(&app.db, &alice, "stale").await.unwrap().unwrap();
+        assert_eq!(record.state, "started");
+        assert_eq!((record.payment_id, record.outcome), (None, None));
+    }
+
     async fn migrations_are_idempotent_and_create_every_table(app: TestApp) {
         Db::migrate(&app.db_config).await.expect("a second migration run is a no-op");
         for table in [
