@@ -45,6 +45,8 @@ pub(crate) async fn announce_in(
     Ok(())
 }
 
+/// The payment as JSON. `NOTIFY` payloads must stay under 8,000 bytes; the longest field, the
+/// description, is at most 1,000 characters (4,000 bytes of UTF-8), so a payment always fits.
 fn announcement(payment: &Payment) -> String {
     serde_json::to_string(payment).unwrap_or_default()
 }

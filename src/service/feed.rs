@@ -8,6 +8,7 @@ use tokio::sync::broadcast;
 use crate::persistence::payment_writes::CHANGES_CHANNEL as CHANNEL;
 use crate::persistence::payments::Payment;
 use crate::persistence::{Backend, Db};
+
 /// Changes a slow subscriber may fall behind by before it skips some.
 const BUFFER: usize = 1024;
 
