@@ -45,10 +45,56 @@ pub(crate) async fn announce_in(
     Ok(())
 }
 
-/// The payment as JSON. `NOTIFY` payloads must stay under 8,000 bytes; the longest field, the
-/// description, is at most 1,000 characters (4,000 bytes of UTF-8), so a payment always fits.
+/// The most an announcement carries: PostgreSQL refuses `NOTIFY` payloads of 8,000 bytes.
+const MAX_ANNOUNCEMENT_BYTES: usize = 7_900;
+
+/// Where to read a payment whose JSON is too long to announce whole.
+#[derive(Debug, Serialize, Deserialize)]
+struct Reread {
+    reread: PaymentRef,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct PaymentRef {
+    id: String,
+    account_id: String,
+}
+
+/// A payment change as a listener hears it.
+#[derive(Debug)]
+pub enum Announced {
+    /// The payment as the change left it.
+    Whole(Box<Payment>),
+    /// A payment too long to announce whole (texts from the processor can be): read it.
+    Reread { id: String, account_id: String },
+}
+
+/// The announcement of `payment`: its JSON, or where to read it when the JSON would not fit
+/// a `NOTIFY` payload. The change never fails for the size of its announcement.
 fn announcement(payment: &Payment) -> String {
-    serde_json::to_string(payment).unwrap_or_default()
+    let whole = serde_json::to_string(payment).unwrap_or_default();
+    if whole.len() <= MAX_ANNOUNCEMENT_BYTES {
+        return whole;
+    }
+    let reread = Reread {
+        reread: PaymentRef {
+            id: payment.id.clone(),
+            account_id: payment.account_id.clone(),
+        },
+    };
+    serde_json::to_string(&reread).unwrap_or_default()
+}
+
+/// Reads an announcement made by [`announce_in`] or the single-statement writes.
+pub fn parse_announcement(payload: &str) -> Option<Announced> {
+    if let Ok(payment) = serde_json::from_str::<Payment>(payload) {
+        return Some(Announced::Whole(Box::new(payment)));
+    }
+    let Reread { reread } = serde_json::from_str(payload).ok()?;
+    Some(Announced::Reread {
+        id: reread.id,
+        account_id: reread.account_id,
+    })
 }
 
 /// The idempotency key a write completes or is linked to.
@@ -139,8 +185,8 @@ pub struct NewClaim<'a> {
 ///
 /// On PostgreSQL it is all one statement, written all or none. On SQLite the claim is its own
 /// statement, committed before the payment's transaction: a replay, which only tries to claim,
-/// then holds the single write lock for one statement rather than a transaction. A crash in
-/// between leaves a claim with no payment, which is taken over after the lock timeout and
+/// then holds the single write lock for one statement rather than a transaction. A crash or a
+/// failed transaction in between leaves a claim with no payment, which is taken over after the lock timeout and
 /// carried on like any other (see `service::idempotency`).
 pub async fn claim_and_create(
     db: &Db,

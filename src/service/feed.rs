@@ -5,8 +5,10 @@
 
 use tokio::sync::broadcast;
 
-use crate::persistence::payment_writes::CHANGES_CHANNEL as CHANNEL;
-use crate::persistence::payments::Payment;
+use crate::persistence::payment_writes::{
+    Announced, CHANGES_CHANNEL as CHANNEL, parse_announcement,
+};
+use crate::persistence::payments::{self, Payment};
 use crate::persistence::{Backend, Db};
 
 /// Changes a slow subscriber may fall behind by before it skips some.
@@ -26,19 +28,31 @@ impl PaymentFeed {
         if let (Backend::Postgres, Some(url)) = (db.backend(), listen_url) {
             let forward = local.clone();
             let url = url.to_string();
+            let db = db.clone();
             tokio::spawn(async move {
-                let result =
-                    crate::persistence::listen(
-                        &url,
-                        CHANNEL,
-                        |payload| match serde_json::from_str::<Payment>(payload) {
-                            Ok(payment) => {
-                                let _ = forward.send(payment);
-                            }
-                            Err(err) => tracing::warn!(error = %err, "unreadable payment change"),
-                        },
-                    )
-                    .await;
+                let result = crate::persistence::listen(&url, CHANNEL, |payload| {
+                    match parse_announcement(payload) {
+                        Some(Announced::Whole(payment)) => {
+                            let _ = forward.send(*payment);
+                        }
+                        Some(Announced::Reread { id, account_id }) => {
+                            let (db, forward) = (db.clone(), forward.clone());
+                            tokio::spawn(async move {
+                                match payments::find_payment(&db, &account_id, &id).await {
+                                    Ok(Some(payment)) => {
+                                        let _ = forward.send(payment);
+                                    }
+                                    Ok(None) => {}
+                                    Err(err) => {
+                                        tracing::warn!(error = %err, "could not read a changed payment")
+                                    }
+                                }
+                            });
+                        }
+                        None => tracing::warn!("unreadable payment change"),
+                    }
+                })
+                .await;
                 if let Err(err) = result {
                     tracing::error!(error = %err, "stopped listening for payment changes");
                 }

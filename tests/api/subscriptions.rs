@@ -161,7 +161,46 @@ async fn subscribers_on_one_instance_hear_changes_made_on_another_postgres() {
     );
 }
 
+/// A change whose payment is too long to announce whole (a processor's long failure message)
+/// is still stored and still heard: the announcement then says where to read it.
+async fn a_change_too_long_to_announce_whole_still_arrives(backend: Backend) {
+    let app = crate::lifecycle::quiet(backend).await;
+    let (_, key) = app.account("Alice").await;
+    let mut socket = connect(&app, &key).await.unwrap();
+    subscribe(&app, &key, &mut socket, None).await;
+    let made = create(&app, &key, "async", input(700, "tok_async")).await;
+    let id = made["payment"]["id"].as_str().unwrap();
+    assert_eq!(next_update(&mut socket).await["status"], "PROCESSING");
+
+    let message = "declined ".repeat(1_000);
+    let event = json!({
+        "id": "evt_long_message",
+        "type": "charge.failed",
+        "created": graphpay::domain::time::Timestamp::now().micros() / 1_000_000,
+        "data": {"idempotencyKey": id, "reference": "ch_long", "failureCode": "card_declined",
+                 "failureMessage": message},
+    });
+    let (status, body) = app.webhook(&event, 0).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        next_update(&mut socket).await,
+        json!({"id": id, "status": "FAILED", "amount": 700})
+    );
+    let stored = app
+        .query(
+            &key,
+            "query($id: ID!) { payment(id: $id) { failureMessage } }",
+            json!({"id": id}),
+        )
+        .await;
+    assert_eq!(
+        stored["payment"]["failureMessage"].as_str(),
+        Some(message.as_str())
+    );
+}
+
 crate::on_both_backends_fn!(
+    a_change_too_long_to_announce_whole_still_arrives,
     a_subscriber_sees_its_own_payments_change,
     a_subscription_to_one_payment_sees_only_that_one,
     a_connection_without_a_valid_key_is_refused,
