@@ -178,19 +178,27 @@ fn key_of(headers: &HeaderMap) -> Option<String> {
         .filter(|k| !k.is_empty() && k.len() <= 255)
 }
 
+/// The request's `Idempotency-Key`, unless an injected failure or a missing key answers first.
+fn admit(state: &ServiceState, headers: &HeaderMap) -> Result<String, Box<Response>> {
+    if let Some(response) = fail_first(&state.faults) {
+        return Err(Box::new(response));
+    }
+    key_of(headers).ok_or_else(|| {
+        Box::new(error(
+            StatusCode::BAD_REQUEST,
+            "an Idempotency-Key header is required",
+        ))
+    })
+}
+
 async fn charge(
     State(state): State<ServiceState>,
     headers: HeaderMap,
     Json(body): Json<ChargeBody>,
 ) -> Response {
-    if let Some(response) = fail_first(&state.faults) {
-        return response;
-    }
-    let Some(key) = key_of(&headers) else {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "an Idempotency-Key header is required",
-        );
+    let key = match admit(&state, &headers) {
+        Ok(key) => key,
+        Err(response) => return *response,
     };
     let request = ChargeRequest {
         idempotency_key: key,
@@ -220,14 +228,9 @@ async fn refund(
     headers: HeaderMap,
     Json(body): Json<RefundBody>,
 ) -> Response {
-    if let Some(response) = fail_first(&state.faults) {
-        return response;
-    }
-    let Some(key) = key_of(&headers) else {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "an Idempotency-Key header is required",
-        );
+    let key = match admit(&state, &headers) {
+        Ok(key) => key,
+        Err(response) => return *response,
     };
     let request = RefundRequest {
         idempotency_key: key,

@@ -20,6 +20,7 @@ use super::payments::{self as stored, CREATED_REASON, NewPayment, Payment, Refun
 use super::{Backend, Db, DbError, idempotency};
 use crate::domain::idempotency::KeyState;
 use crate::domain::ids::{IdKind, new_id};
+use crate::domain::state_machine::RefundSettlement;
 use crate::domain::status::{PaymentStatus, RefundStatus};
 use crate::domain::time::Timestamp;
 
@@ -577,19 +578,17 @@ pub async fn begin_refund(
     Ok(Ok((refunding, refund)))
 }
 
-/// Settles a PENDING refund and moves its payment on from REFUNDING, in one transaction
-/// (inside `txn`); both rows are version-checked.
-#[allow(clippy::too_many_arguments)]
+/// Settles a PENDING refund and moves its payment on from REFUNDING as `plan` says, in one
+/// transaction (inside `txn`); both rows are version-checked.
 pub(crate) async fn settle_refund_in(
     txn: &DatabaseTransaction,
     payment: &Payment,
     refund: &Refund,
-    refund_to: RefundStatus,
+    plan: &RefundSettlement,
     failure_code: Option<String>,
     processor_ref: Option<String>,
-    payment_to: PaymentStatus,
-    amount_refunded: i64,
 ) -> Result<Result<(Payment, Refund), StaleVersion>, DbError> {
+    let refund_to = plan.refund_to;
     let now = Timestamp::now().micros();
     let updated = refunds::Entity::update_many()
         .col_expr(refunds::Column::Status, Expr::value(refund_to.as_str()))
@@ -619,10 +618,10 @@ pub(crate) async fn settle_refund_in(
         "refund failed"
     };
     let changes = Changes {
-        amount_refunded: Some(amount_refunded),
+        amount_refunded: Some(plan.amount_refunded),
         ..Changes::default()
     };
-    let Ok(payment) = transition_in(txn, payment, payment_to, reason, &changes).await? else {
+    let Ok(payment) = transition_in(txn, payment, plan.payment_to, reason, &changes).await? else {
         return Ok(Err(StaleVersion));
     };
     let mut settled = refund.clone();
@@ -635,30 +634,17 @@ pub(crate) async fn settle_refund_in(
 }
 
 /// [`settle_refund_in`] in a transaction of its own, completing `key` with both rows.
-#[allow(clippy::too_many_arguments)]
 pub async fn settle_refund(
     db: &Db,
     payment: &Payment,
     refund: &Refund,
-    refund_to: RefundStatus,
+    plan: &RefundSettlement,
     failure_code: Option<String>,
     processor_ref: Option<String>,
-    payment_to: PaymentStatus,
-    amount_refunded: i64,
     key: Option<KeyRef<'_>>,
 ) -> Result<Result<(Payment, Refund), StaleVersion>, DbError> {
     let txn = db.begin_write().await?;
-    let result = settle_refund_in(
-        &txn,
-        payment,
-        refund,
-        refund_to,
-        failure_code,
-        processor_ref,
-        payment_to,
-        amount_refunded,
-    )
-    .await?;
+    let result = settle_refund_in(&txn, payment, refund, plan, failure_code, processor_ref).await?;
     let Ok((payment, refund)) = result else {
         txn.rollback().await?;
         return Ok(Err(StaleVersion));

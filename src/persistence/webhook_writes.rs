@@ -153,11 +153,9 @@ pub async fn apply(
                                 &txn,
                                 &payment,
                                 &refund,
-                                plan.refund_to,
+                                &plan,
                                 event.failure_code.map(str::to_string),
                                 Some(event.reference.to_string()),
-                                plan.payment_to,
-                                plan.amount_refunded,
                             )
                             .await?;
                             match settled {

@@ -7,3 +7,23 @@ pub mod payments;
 pub mod reconcile;
 pub mod refunds;
 pub mod webhooks;
+
+use crate::domain::text;
+use crate::error::ApiError;
+
+/// An optional free-text input (`input.description`, `input.reason`): at most `max_chars`
+/// characters and no control characters, or `BAD_USER_INPUT` naming the field.
+pub(crate) fn check_free_text(
+    field: &str,
+    value: Option<&str>,
+    max_chars: usize,
+) -> Result<(), ApiError> {
+    if value.is_some_and(|v| !text::is_acceptable(v, max_chars)) {
+        let name = field.rsplit('.').next().unwrap_or(field);
+        return Err(ApiError::bad_input(
+            field,
+            format!("{name} must be at most {max_chars} characters, without control characters"),
+        ));
+    }
+    Ok(())
+}

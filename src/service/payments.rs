@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use super::check_free_text;
 use super::feed::PaymentFeed;
 use super::idempotency::{IdempotencySettings, NextAction, after_claimed, begin};
 use crate::domain::currency::Currency;
@@ -11,7 +12,6 @@ use crate::domain::ids::{IdKind, is_id_of};
 use crate::domain::money::MinorUnits;
 use crate::domain::state_machine::{self, PaymentOperation};
 use crate::domain::status::PaymentStatus;
-use crate::domain::text;
 use crate::domain::time::Timestamp;
 use crate::error::ApiError;
 use crate::persistence::payment_writes::{self, Changes, KeyAction, KeyRef, NewClaim};
@@ -54,17 +54,11 @@ impl CreatePayment {
                 ),
             ));
         }
-        if description
-            .as_deref()
-            .is_some_and(|d| !text::is_acceptable(d, MAX_DESCRIPTION_LEN))
-        {
-            return Err(ApiError::bad_input(
-                "input.description",
-                format!(
-                    "description must be at most {MAX_DESCRIPTION_LEN} characters, without control characters"
-                ),
-            ));
-        }
+        check_free_text(
+            "input.description",
+            description.as_deref(),
+            MAX_DESCRIPTION_LEN,
+        )?;
         Ok(Self {
             amount,
             currency,
@@ -93,6 +87,24 @@ impl CreatePayment {
 pub struct PaymentResult {
     pub payment: Payment,
     pub replayed: bool,
+}
+
+impl PaymentResult {
+    /// What this request produced.
+    pub(crate) fn made(payment: Payment) -> Self {
+        Self {
+            payment,
+            replayed: false,
+        }
+    }
+
+    /// What an earlier request with the same key produced.
+    fn replayed(payment: Payment) -> Self {
+        Self {
+            payment,
+            replayed: true,
+        }
+    }
 }
 
 /// Failure code of a charge or refund that the processor refused outright.
@@ -185,10 +197,7 @@ impl PaymentService {
         {
             self.changed(&created);
             if !input.confirm {
-                return Ok(PaymentResult {
-                    payment: created,
-                    replayed: false,
-                });
+                return Ok(PaymentResult::made(created));
             }
             return self.charge(created, key_ref).await;
         }
@@ -203,10 +212,7 @@ impl PaymentService {
         .await?
         {
             NextAction::Replay { outcome } => {
-                return Ok(PaymentResult {
-                    payment: outcome.payment,
-                    replayed: true,
-                });
+                return Ok(PaymentResult::replayed(outcome.payment));
             }
             NextAction::Execute { record } => record,
         };
@@ -225,10 +231,7 @@ impl PaymentService {
             }
         };
         if !input.confirm {
-            return Ok(PaymentResult {
-                payment,
-                replayed: false,
-            });
+            return Ok(PaymentResult::made(payment));
         }
         self.charge(payment, key_ref).await
     }
@@ -260,10 +263,7 @@ impl PaymentService {
         .await?
         {
             NextAction::Replay { outcome } => {
-                return Ok(PaymentResult {
-                    payment: outcome.payment,
-                    replayed: true,
-                });
+                return Ok(PaymentResult::replayed(outcome.payment));
             }
             NextAction::Execute { record } => record,
         };
@@ -322,10 +322,7 @@ impl PaymentService {
         if stored_status(&payment)? != PaymentStatus::Processing {
             // Settled meanwhile (by a webhook, say): that is the outcome.
             payment_writes::complete_key_with(&self.db, key, &payment, None).await?;
-            return Ok(PaymentResult {
-                payment,
-                replayed: false,
-            });
+            return Ok(PaymentResult::made(payment));
         }
         let request = ChargeRequest {
             idempotency_key: payment.processor_key.clone(),
@@ -376,10 +373,7 @@ impl PaymentService {
             ChargeOutcome::Pending { .. } => {
                 // Accepted; the webhook settles it. The key's outcome is the PROCESSING payment.
                 payment_writes::complete_key_with(&self.db, key, &payment, None).await?;
-                return Ok(PaymentResult {
-                    payment,
-                    replayed: false,
-                });
+                return Ok(PaymentResult::made(payment));
             }
         };
         self.settle(payment, operation, changes, reason, key).await
@@ -397,10 +391,7 @@ impl PaymentService {
             let Ok(to) = state_machine::next(stored_status(&payment)?, operation) else {
                 // Someone else settled it first; the payment as it stands is the outcome.
                 payment_writes::complete_key_with(&self.db, key, &payment, None).await?;
-                return Ok(PaymentResult {
-                    payment,
-                    replayed: false,
-                });
+                return Ok(PaymentResult::made(payment));
             };
             match payment_writes::transition(
                 &self.db,
@@ -414,10 +405,7 @@ impl PaymentService {
             {
                 Ok(settled) => {
                     self.changed(&settled);
-                    return Ok(PaymentResult {
-                        payment: settled,
-                        replayed: false,
-                    });
+                    return Ok(PaymentResult::made(settled));
                 }
                 Err(_stale) => payment = self.reload(key.account_id, &payment.id).await?,
             }

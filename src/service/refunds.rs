@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use super::check_free_text;
 use super::idempotency::{NextAction, begin};
 use super::payments::{PROCESSOR_ERROR, PaymentResult, PaymentService, stored_status};
 use crate::domain::idempotency::{IdempotencyKey, fingerprint};
@@ -10,7 +11,6 @@ use crate::domain::ids::{IdKind, is_id_of};
 use crate::domain::money::MinorUnits;
 use crate::domain::state_machine::{self, PaymentOperation, RefundOperation};
 use crate::domain::status::{PaymentStatus, RefundStatus};
-use crate::domain::text;
 use crate::error::ApiError;
 use crate::persistence::idempotency;
 use crate::persistence::payment_writes::{self, Changes, KeyAction, KeyRef};
@@ -45,17 +45,7 @@ impl RefundInput {
             .map(MinorUnits::parse)
             .transpose()
             .map_err(ApiError::InvalidAmount)?;
-        if reason
-            .as_deref()
-            .is_some_and(|r| !text::is_acceptable(r, MAX_REASON_LEN))
-        {
-            return Err(ApiError::bad_input(
-                "input.reason",
-                format!(
-                    "reason must be at most {MAX_REASON_LEN} characters, without control characters"
-                ),
-            ));
-        }
+        check_free_text("input.reason", reason.as_deref(), MAX_REASON_LEN)?;
         Ok(Self {
             payment_id,
             amount,
@@ -263,11 +253,9 @@ impl PaymentService {
                 self.db(),
                 &payment,
                 &refund,
-                plan.refund_to,
+                &plan,
                 failure_code.clone(),
                 reference.clone(),
-                plan.payment_to,
-                plan.amount_refunded,
                 key,
             )
             .await?;
@@ -304,10 +292,7 @@ impl PaymentService {
             let payment = self.reload(account_id, payment_id).await?;
             let status = stored_status(&payment)?;
             if status == PaymentStatus::Canceled {
-                return Ok(PaymentResult {
-                    payment,
-                    replayed: false,
-                });
+                return Ok(PaymentResult::made(payment));
             }
             let to = state_machine::next(status, PaymentOperation::Cancel)?;
             let changed = payment_writes::transition(
@@ -321,10 +306,7 @@ impl PaymentService {
             .await?;
             if let Ok(payment) = changed {
                 self.changed(&payment);
-                return Ok(PaymentResult {
-                    payment,
-                    replayed: false,
-                });
+                return Ok(PaymentResult::made(payment));
             }
         }
         Err(ApiError::RequestInProgress {

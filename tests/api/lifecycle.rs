@@ -11,7 +11,7 @@ use graphpay::persistence::payments;
 use serde_json::{Value, json};
 
 use crate::helpers::{Backend, TestApp, first_error_code};
-use crate::payments::{CONFIRM, charges, create, input};
+use crate::payments::{CONFIRM, charges, create, created_id, input};
 
 pub const REFUND: &str = "mutation Refund($input: RefundPaymentInput!, $key: String!) {
   refundPayment(input: $input, idempotencyKey: $key) {
@@ -77,10 +77,7 @@ async fn payment_in(app: &TestApp, key: &str, status: PaymentStatus) -> String {
         async move {
             let input =
                 json!({"amount": 1000, "currency": "USD", "source": source, "confirm": confirm});
-            create(app, key, &tag, input).await["payment"]["id"]
-                .as_str()
-                .unwrap()
-                .to_string()
+            created_id(app, key, &tag, input).await
         }
     };
     let id = match status {
@@ -345,10 +342,7 @@ async fn every_cell_of_the_transition_table(backend: Backend) {
 async fn refunds_partial_full_failed_and_replayed(backend: Backend) {
     let app = quiet(backend).await;
     let (account, key) = app.account("Alice").await;
-    let id = create(&app, &key, "p", input(1000, "tok_visa")).await["payment"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = created_id(&app, &key, "p", input(1000, "tok_visa")).await;
 
     let (_, first) = refund(&app, &key, "r1", &id, Some(300)).await;
     let first = &first["data"]["refundPayment"];
@@ -411,10 +405,7 @@ async fn refunds_partial_full_failed_and_replayed(backend: Backend) {
     );
 
     // A refund the processor refuses: the refund FAILED, the payment back where it was.
-    let failing = create(&app, &key, "pf", input(500, "tok_refundFail")).await["payment"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let failing = created_id(&app, &key, "pf", input(500, "tok_refundFail")).await;
     let (_, body) = refund(&app, &key, "rf", &failing, Some(100)).await;
     assert_eq!(body["data"]["refundPayment"]["refund"]["status"], "FAILED");
     assert_eq!(
@@ -443,10 +434,7 @@ async fn refunds_partial_full_failed_and_replayed(backend: Backend) {
 async fn twenty_concurrent_partial_refunds_never_exceed_the_amount(backend: Backend) {
     let app = quiet(backend).await;
     let (account, key) = app.account("Alice").await;
-    let id = create(&app, &key, "p", input(100, "tok_visa")).await["payment"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = created_id(&app, &key, "p", input(100, "tok_visa")).await;
     let mut tasks = Vec::new();
     for i in 0..20 {
         tasks.push(tokio::spawn(crate::helpers::post_on_new_connection(
@@ -487,10 +475,7 @@ async fn twenty_concurrent_partial_refunds_never_exceed_the_amount(backend: Back
 async fn webhooks_are_verified_deduplicated_and_ordered(backend: Backend) {
     let app = quiet(backend).await;
     let (account, key) = app.account("Alice").await;
-    let id = create(&app, &key, "a", input(100, "tok_async")).await["payment"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = created_id(&app, &key, "a", input(100, "tok_async")).await;
     let event = charge_event("evt_1", &id, true);
     let body = serde_json::to_vec(&event).unwrap();
 
@@ -561,10 +546,7 @@ async fn the_sandbox_settles_async_payments_and_refunds_by_webhook(backend: Back
     })
     .await;
     let (account, key) = app.account("Alice").await;
-    let id = create(&app, &key, "a", input(800, "tok_async")).await["payment"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = created_id(&app, &key, "a", input(800, "tok_async")).await;
     wait_for(&app, &key, &id, "SUCCEEDED").await;
     let (_, body) = refund(&app, &key, "r", &id, Some(300)).await;
     assert_eq!(
@@ -602,16 +584,13 @@ async fn reconciliation_expires_and_resolves_stuck_payments(backend: Backend) {
     })
     .await;
     let (account, key) = app.account("Alice").await;
-    let pending = create(
+    let pending = created_id(
         &app,
         &key,
         "p",
         json!({"amount": 100, "currency": "USD", "source": "tok_visa", "confirm": false}),
     )
-    .await["payment"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    .await;
     // Charged at the processor, but its answer never came back.
     let (_, body) = app
         .post(

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 use crate::helpers::{Backend, TestApp, first_error_code};
-use crate::payments::{CREATE, create, input};
+use crate::payments::{CREATE, create, create_while_unavailable, created_id, input};
 
 /// A sandbox service running in this process, with its own SQLite database.
 struct Sandbox {
@@ -124,10 +124,7 @@ async fn a_flaky_processor_succeeds_after_retries_with_one_charge(backend: Backe
         let made = create(&app, &key, source, input(100, source)).await;
         assert_eq!(made["payment"]["status"], status, "{source}");
     }
-    let id = create(&app, &key, "r", input(900, "tok_visa")).await["payment"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = created_id(&app, &key, "r", input(900, "tok_visa")).await;
     let (_, body) = crate::lifecycle::refund(&app, &key, "refund", &id, Some(400)).await;
     assert_eq!(
         body["data"]["refundPayment"]["refund"]["status"], "SUCCEEDED",
@@ -146,25 +143,7 @@ async fn a_processor_that_never_answers_gives_processor_unavailable_then_one_cha
     .await;
     let (_, key) = app.account("Alice").await;
     for _ in 0..2 {
-        let (_, body) = app
-            .post(
-                Some(&key),
-                CREATE,
-                json!({"input": input(100, "tok_timeout"), "key": "t"}),
-            )
-            .await;
-        assert_eq!(first_error_code(&body), "PROCESSOR_UNAVAILABLE", "{body}");
-        let record = app
-            .query(
-                &key,
-                "{ idempotencyRecord(key: \"t\") { state payment { status } } }",
-                json!({}),
-            )
-            .await;
-        assert_eq!(
-            record["idempotencyRecord"]["state"], "IN_PROGRESS",
-            "the claim is released, not done"
-        );
+        create_while_unavailable(&app, &key, "t", "tok_timeout").await;
     }
     assert_eq!(
         processor.charges().await,
@@ -283,10 +262,7 @@ async fn the_sandbox_service_settles_async_payments_by_signed_webhook(backend: B
     })
     .await;
     let (_, key) = app.account("Alice").await;
-    let id = create(&app, &key, "a", input(700, "tok_async")).await["payment"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = created_id(&app, &key, "a", input(700, "tok_async")).await;
     for _ in 0..100 {
         let status = crate::lifecycle::status_of(&app, &key, &id).await["status"].clone();
         if status == "SUCCEEDED" {

@@ -256,6 +256,11 @@ pub async fn seed(app: &TestApp, account_id: &str, count: usize) -> Vec<Row> {
             created_at: Timestamp::from_micros(base + [0, 1, 500_000, 1_000_000, 1][i % 5]),
         })
         .collect();
+    insert_rows(app, new).await
+}
+
+/// Stores `new` and returns the rows as a listing expects them, in insertion order.
+pub async fn insert_rows(app: &TestApp, new: Vec<NewPayment>) -> Vec<Row> {
     let ids = app.insert_payments(new.clone()).await;
     ids.into_iter()
         .zip(new)

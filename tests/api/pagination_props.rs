@@ -7,7 +7,7 @@ use graphpay::persistence::payments::NewPayment;
 use proptest::prelude::*;
 
 use crate::helpers::{Backend, TestApp};
-use crate::pagination::{Listing, Row, walk_both_ways};
+use crate::pagination::{Listing, Row, insert_rows, walk_both_ways};
 
 const STATUSES: [PaymentStatus; 4] = [
     PaymentStatus::Succeeded,
@@ -76,18 +76,7 @@ async fn check(app: &TestApp, case: Case) {
             created_at: Timestamp::from_micros(BASE + t),
         })
         .collect();
-    let ids = app.insert_payments(new.clone()).await;
-    let rows: Vec<Row> = ids
-        .into_iter()
-        .zip(new)
-        .map(|(id, p)| Row {
-            id,
-            amount: p.amount,
-            currency: p.currency,
-            status: p.status,
-            created_at: p.created_at.micros(),
-        })
-        .collect();
+    let rows: Vec<Row> = insert_rows(app, new).await;
     let listing = Listing {
         statuses: case.statuses.iter().map(|&s| STATUSES[s]).collect(),
         currency: case.currency.map(|c| CURRENCIES[c].to_string()),

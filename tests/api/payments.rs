@@ -34,6 +34,41 @@ pub async fn create(app: &TestApp, key: &str, idem: &str, input: Value) -> Value
         .clone()
 }
 
+/// Creates a payment that must succeed; returns its id.
+pub async fn created_id(app: &TestApp, key: &str, idem: &str, input: Value) -> String {
+    let created = create(app, key, idem, input).await;
+    created["payment"]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no payment in {created}"))
+        .to_string()
+}
+
+/// Sends a create that must answer `PROCESSOR_UNAVAILABLE`, and returns the key's record
+/// afterwards, which must show the claim released (`IN_PROGRESS`), not done.
+pub async fn create_while_unavailable(app: &TestApp, key: &str, idem: &str, source: &str) -> Value {
+    let (_, body) = app
+        .post(
+            Some(key),
+            CREATE,
+            json!({"input": input(100, source), "key": idem}),
+        )
+        .await;
+    assert_eq!(first_error_code(&body), "PROCESSOR_UNAVAILABLE", "{body}");
+    let record = app
+        .query(
+            key,
+            "query($key: String!) { idempotencyRecord(key: $key) { state payment { status } } }",
+            json!({"key": idem}),
+        )
+        .await;
+    let record = record["idempotencyRecord"].clone();
+    assert_eq!(
+        record["state"], "IN_PROGRESS",
+        "the claim is released, not done"
+    );
+    record
+}
+
 pub async fn charges(app: &TestApp) -> u64 {
     sandbox::charge_count(&app.db).await.unwrap()
 }
@@ -277,26 +312,8 @@ async fn processor_unavailable_then_retry_charges_once(backend: Backend) {
     let (_, key) = app.account("Alice").await;
     // Without retries inside the gateway, each of tok_flaky's failures reaches the client.
     for _ in 0..2 {
-        let (_, body) = app
-            .post(
-                Some(&key),
-                CREATE,
-                json!({"input": input(100, "tok_flaky"), "key": "f"}),
-            )
-            .await;
-        assert_eq!(first_error_code(&body), "PROCESSOR_UNAVAILABLE", "{body}");
-        let record = app
-            .query(
-                &key,
-                "{ idempotencyRecord(key: \"f\") { state payment { status } } }",
-                json!({}),
-            )
-            .await;
-        assert_eq!(record["idempotencyRecord"]["state"], "IN_PROGRESS");
-        assert_eq!(
-            record["idempotencyRecord"]["payment"]["status"],
-            "PROCESSING"
-        );
+        let record = create_while_unavailable(&app, &key, "f", "tok_flaky").await;
+        assert_eq!(record["payment"]["status"], "PROCESSING");
     }
     let paid = create(&app, &key, "f", input(100, "tok_flaky")).await;
     assert_eq!(paid["replayed"], false);
