@@ -12,14 +12,12 @@
 //! (default `sqlite,postgres`), `LOAD_POSTGRES_URL` (default
 //! `postgres://postgres@127.0.0.1:5432/test`).
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+mod common;
+
+use std::process::Command;
 use std::time::Duration;
 
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
-
-const BIN: &str = env!("CARGO_BIN_EXE_graphpay");
-const DIR: &str = env!("CARGO_MANIFEST_DIR");
+use common::{BoxError, DIR, graphpay, start_gateway, wrk};
 
 struct Settings {
     seconds: u64,
@@ -46,130 +44,6 @@ fn settings() -> Settings {
             "postgres://postgres@127.0.0.1:5432/test",
         ),
     }
-}
-
-/// The gateway process; killed when dropped.
-struct Gateway {
-    child: Child,
-    address: String,
-}
-
-impl Drop for Gateway {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn graphpay(env: &[(&str, String)]) -> Command {
-    let mut command = Command::new(BIN);
-    command
-        .env("RUST_LOG", "warn")
-        .env_remove("DATABASE_SCHEMA");
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    command
-}
-
-fn start_gateway(env: &[(&str, String)]) -> Result<Gateway, BoxError> {
-    let mut child = graphpay(env)
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--no-demo",
-            "--database-max-connections",
-            "40",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()?;
-    let mut line = String::new();
-    let mut reader = BufReader::new(child.stdout.take().ok_or("no stdout")?);
-    reader.read_line(&mut line)?;
-    let address = line
-        .split_whitespace()
-        .last()
-        .ok_or("no address")?
-        .to_string();
-    // Keep reading what the gateway prints, so that it never writes into a closed pipe.
-    std::thread::spawn(move || for _ in reader.lines() {});
-    wait_until_ready(&address)?;
-    Ok(Gateway { child, address })
-}
-
-/// Polls `/readyz` until the gateway answers 200 (at most 10 s).
-fn wait_until_ready(address: &str) -> Result<(), BoxError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(async {
-        let client = reqwest::Client::new();
-        for _ in 0..100 {
-            let ready = client.get(format!("{address}/readyz")).send().await;
-            if ready.is_ok_and(|r| r.status().is_success()) {
-                return Ok(());
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        Err("the gateway never became ready".into())
-    })
-}
-
-/// One wrk run's figures.
-struct Run {
-    rps: f64,
-    p50_ms: f64,
-    p99_ms: f64,
-    errors: u64,
-}
-
-fn wrk(
-    address: &str,
-    key: &str,
-    mode: &str,
-    connections: usize,
-    seconds: u64,
-) -> Result<Run, BoxError> {
-    let threads = connections.min(2);
-    let out = Command::new("wrk")
-        .args([
-            "-t",
-            &threads.to_string(),
-            "-c",
-            &connections.to_string(),
-            "-d",
-            &format!("{seconds}s"),
-        ])
-        .args(["--timeout", "10s", "-s", &format!("{DIR}/benches/load.lua")])
-        .arg(format!("{address}/graphql"))
-        .args(["--", mode, key, &ulid::Ulid::generate().to_string()])
-        .output()?;
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    let complaints = String::from_utf8_lossy(&out.stderr);
-    if !complaints.trim().is_empty() {
-        eprintln!(
-            "wrk ({mode}, {connections}): first failed response: {}",
-            complaints.trim()
-        );
-    }
-    let line = text
-        .lines()
-        .find(|l| l.starts_with("RESULT "))
-        .ok_or_else(|| format!("wrk said: {text}"))?;
-    let field = |name: &str| -> f64 {
-        line.split_whitespace()
-            .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0.0)
-    };
-    Ok(Run {
-        rps: field("requests") / (field("duration_us") / 1e6),
-        p50_ms: field("p50_us") / 1000.0,
-        p99_ms: field("p99_us") / 1000.0,
-        errors: field("errors") as u64,
-    })
 }
 
 /// pgbench with the create script at `concurrency`: transactions (= creates) per second.
@@ -214,6 +88,10 @@ fn pgbench(
         .and_then(|l| l.split_whitespace().nth(2))
         .and_then(|v| v.parse().ok())
         .ok_or_else(|| format!("no tps in pgbench output: {text}").into())
+}
+
+fn run_id() -> String {
+    ulid::Ulid::generate().to_string()
 }
 
 fn sha256_hex(text: &str) -> String {
@@ -262,6 +140,8 @@ fn main() -> Result<(), BoxError> {
             ),
             other => return Err(format!("unknown database {other}").into()),
         };
+        // All the load comes from one account: give it a budget the runs cannot exhaust.
+        let env = [env, common::unthrottled()].concat();
         let created = graphpay(&env)
             .args(["account", "create", "--name", "load", "--json"])
             .output()?;
@@ -281,8 +161,20 @@ fn main() -> Result<(), BoxError> {
         }
         for &c in &settings.concurrency {
             let gateway = start_gateway(&env)?;
-            let creates = wrk(&gateway.address, &key, "create", c, settings.seconds)?;
-            let replays = wrk(&gateway.address, &key, "replay", c, settings.seconds)?;
+            let creates = wrk(
+                &gateway.address,
+                "load.lua",
+                &["create", &key, &run_id()],
+                c,
+                settings.seconds,
+            )?;
+            let replays = wrk(
+                &gateway.address,
+                "load.lua",
+                &["replay", &key, &run_id()],
+                c,
+                settings.seconds,
+            )?;
             // Stopped before pgbench runs, so that nothing else uses the machine meanwhile
             // (its listener would otherwise hear every one of pgbench's announcements).
             drop(gateway);

@@ -6,6 +6,9 @@ use std::time::Duration;
 
 use clap::Args;
 
+use crate::graphql::limits::QueryLimits;
+use crate::graphql::limits::lexical::TextLimits;
+use crate::graphql::limits::shape::ShapeLimits;
 use crate::persistence::DbConfig;
 use crate::processor::CallLimits;
 use crate::processor::breaker::BreakerSettings;
@@ -13,6 +16,7 @@ use crate::processor::webhooks::WebhookTarget;
 use crate::sandbox_service::SandboxConfig;
 use crate::service::idempotency::IdempotencySettings;
 use crate::service::reconcile::ReconcileSettings;
+use crate::service::throttle::ThrottleSettings;
 
 /// Where the database is.
 #[derive(Args, Clone, Debug)]
@@ -68,9 +72,54 @@ pub struct ServeArgs {
     #[arg(long, env = "GRAPHPAY_MAX_QUERY_DEPTH", default_value_t = 15)]
     pub max_query_depth: usize,
 
-    /// Largest complexity (roughly, fields resolved) a query may have.
-    #[arg(long, env = "GRAPHPAY_MAX_QUERY_COMPLEXITY", default_value_t = 5_000)]
-    pub max_query_complexity: usize,
+    /// Largest GraphQL document accepted, in bytes.
+    #[arg(long, env = "GRAPHPAY_MAX_DOCUMENT_BYTES", default_value_t = 65_536)]
+    pub max_document_bytes: usize,
+
+    /// Deepest nesting of braces, brackets and parentheses in a document, and of lists and
+    /// objects in its variables.
+    #[arg(long, env = "GRAPHPAY_MAX_NESTING", default_value_t = 32)]
+    pub max_nesting: usize,
+
+    /// Most tokens a document may have.
+    #[arg(long, env = "GRAPHPAY_MAX_TOKENS", default_value_t = 10_000)]
+    pub max_tokens: usize,
+
+    /// Most selections a document may have once its fragments are expanded.
+    #[arg(long, env = "GRAPHPAY_MAX_SELECTIONS", default_value_t = 5_000)]
+    pub max_selections: u64,
+
+    /// Most a request may cost, in points (see the README's query cost rules).
+    #[arg(long, env = "GRAPHPAY_MAX_QUERY_COST", default_value_t = 1_000)]
+    pub max_query_cost: u64,
+
+    /// Points each account's budget holds (all its keys together, per gateway instance).
+    #[arg(long, env = "GRAPHPAY_RATE_LIMIT_CAPACITY", default_value_t = 1_000)]
+    pub rate_limit_capacity: u64,
+
+    /// Points restored to each account's budget per second.
+    #[arg(long, env = "GRAPHPAY_RATE_LIMIT_RESTORE_RATE", default_value_t = 50)]
+    pub rate_limit_restore_rate: u64,
+
+    /// Turns the query limits, cost and budgets off. For benchmarks only: never in production.
+    #[arg(long, env = "GRAPHPAY_UNLIMITED_QUERIES", value_parser = clap::builder::BoolishValueParser::new(), default_value_t = false, hide = true)]
+    pub unlimited_queries: bool,
+
+    /// Most subscriptions one account may have open at once (per gateway instance).
+    #[arg(
+        long,
+        env = "GRAPHPAY_MAX_SUBSCRIPTIONS_PER_ACCOUNT",
+        default_value_t = 100
+    )]
+    pub max_subscriptions_per_account: usize,
+
+    /// Most operations in one batched request (a JSON array).
+    #[arg(long, env = "GRAPHPAY_MAX_BATCH", default_value_t = 10)]
+    pub max_batch: usize,
+
+    /// Largest GraphQL request body accepted, in bytes (the document and its variables).
+    #[arg(long, env = "GRAPHPAY_MAX_BODY_BYTES", default_value_t = 262_144)]
+    pub max_body_bytes: usize,
 
     /// Deadline for a whole GraphQL request, in seconds.
     #[arg(long, env = "GRAPHPAY_REQUEST_TIMEOUT_SECS", default_value_t = 30)]
@@ -154,8 +203,11 @@ pub struct Config {
     pub listen: SocketAddr,
     pub database: DbConfig,
     pub create_demo_account: bool,
-    pub max_query_depth: usize,
-    pub max_query_complexity: usize,
+    pub query_limits: Option<QueryLimits>,
+    pub throttle: ThrottleSettings,
+    pub max_subscriptions_per_account: usize,
+    pub max_batch: usize,
+    pub max_body_bytes: usize,
     pub request_timeout: Duration,
     pub idempotency: IdempotencySettings,
     pub sweep_interval: Duration,
@@ -175,8 +227,22 @@ impl From<ServeArgs> for Config {
             listen: args.listen,
             database: args.database.db_config(),
             create_demo_account: !args.no_demo,
-            max_query_depth: args.max_query_depth,
-            max_query_complexity: args.max_query_complexity,
+            query_limits: (!args.unlimited_queries).then_some(QueryLimits {
+                text: TextLimits {
+                    max_bytes: args.max_document_bytes,
+                    max_nesting: args.max_nesting,
+                    max_tokens: args.max_tokens,
+                },
+                shape: ShapeLimits {
+                    max_depth: args.max_query_depth,
+                    max_selections: args.max_selections,
+                },
+                max_cost: args.max_query_cost,
+            }),
+            throttle: ThrottleSettings::new(args.rate_limit_capacity, args.rate_limit_restore_rate),
+            max_subscriptions_per_account: args.max_subscriptions_per_account,
+            max_batch: args.max_batch.max(1),
+            max_body_bytes: args.max_body_bytes,
             request_timeout: Duration::from_secs(args.request_timeout_secs.max(1)),
             idempotency: IdempotencySettings {
                 lock_timeout: Duration::from_secs(args.idempotency_lock_timeout_secs),
@@ -215,8 +281,11 @@ impl Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             database,
             create_demo_account: false,
-            max_query_depth: 15,
-            max_query_complexity: 5_000,
+            query_limits: Some(QueryLimits::default()),
+            throttle: ThrottleSettings::new(1_000, 50),
+            max_subscriptions_per_account: 100,
+            max_batch: 10,
+            max_body_bytes: 262_144,
             request_timeout: Duration::from_secs(30),
             idempotency: IdempotencySettings::default(),
             sweep_interval: Duration::from_secs(60),

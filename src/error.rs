@@ -20,18 +20,37 @@ use crate::persistence::DbError;
 #[derive(Debug)]
 pub enum ApiError {
     Unauthenticated,
-    BadUserInput { field: String, message: String },
+    BadUserInput {
+        field: String,
+        message: String,
+    },
     InvalidAmount(String),
     InvalidCurrency(String),
     InvalidIdempotencyKey(String),
     IdempotencyKeyReused,
-    RequestInProgress { retry_after_seconds: i64 },
+    RequestInProgress {
+        retry_after_seconds: i64,
+    },
     InvalidCursor(String),
     CursorMismatch,
     PageSizeOutOfRange(String),
-    InvalidStateTransition { from: String, operation: String },
+    InvalidStateTransition {
+        from: String,
+        operation: String,
+    },
     RefundExceedsAvailable(String),
     ProcessorUnavailable,
+    /// Over a depth, size, count or cost limit; `cost` when it was calculated.
+    QueryTooComplex {
+        message: String,
+        cost: Option<u64>,
+    },
+    Throttled {
+        retry_after_seconds: u64,
+        message: String,
+    },
+    ParseFailed(String),
+    ValidationFailed(String),
     Internal,
 }
 
@@ -51,6 +70,10 @@ impl ApiError {
             ApiError::InvalidStateTransition { .. } => codes::INVALID_STATE_TRANSITION,
             ApiError::RefundExceedsAvailable(_) => codes::REFUND_EXCEEDS_AVAILABLE,
             ApiError::ProcessorUnavailable => codes::PROCESSOR_UNAVAILABLE,
+            ApiError::QueryTooComplex { .. } => codes::QUERY_TOO_COMPLEX,
+            ApiError::Throttled { .. } => codes::THROTTLED,
+            ApiError::ParseFailed(_) => codes::GRAPHQL_PARSE_FAILED,
+            ApiError::ValidationFailed(_) => codes::GRAPHQL_VALIDATION_FAILED,
             ApiError::Internal => codes::INTERNAL,
         }
     }
@@ -67,7 +90,11 @@ impl ApiError {
             | ApiError::InvalidIdempotencyKey(m)
             | ApiError::InvalidCursor(m)
             | ApiError::PageSizeOutOfRange(m)
-            | ApiError::RefundExceedsAvailable(m) => m.clone(),
+            | ApiError::RefundExceedsAvailable(m)
+            | ApiError::ParseFailed(m)
+            | ApiError::ValidationFailed(m)
+            | ApiError::QueryTooComplex { message: m, .. }
+            | ApiError::Throttled { message: m, .. } => m.clone(),
             ApiError::IdempotencyKeyReused => "this idempotency key was already used for a \
                 different request; use a new key for a new request"
                 .into(),
@@ -132,6 +159,13 @@ impl From<ApiError> for async_graphql::Error {
                     ext.set("from", from.as_str());
                     ext.set("operation", operation.as_str());
                 }
+                ApiError::QueryTooComplex {
+                    cost: Some(cost), ..
+                } => ext.set("cost", *cost),
+                ApiError::Throttled {
+                    retry_after_seconds,
+                    ..
+                } => ext.set("retryAfterSeconds", *retry_after_seconds),
                 _ => {}
             }
         })
@@ -154,9 +188,19 @@ pub mod codes {
     pub const REFUND_EXCEEDS_AVAILABLE: &str = "REFUND_EXCEEDS_AVAILABLE";
     pub const PROCESSOR_UNAVAILABLE: &str = "PROCESSOR_UNAVAILABLE";
     pub const QUERY_TOO_COMPLEX: &str = "QUERY_TOO_COMPLEX";
+    pub const THROTTLED: &str = "THROTTLED";
     pub const GRAPHQL_PARSE_FAILED: &str = "GRAPHQL_PARSE_FAILED";
     pub const GRAPHQL_VALIDATION_FAILED: &str = "GRAPHQL_VALIDATION_FAILED";
     pub const INTERNAL: &str = "INTERNAL";
+}
+
+impl From<ApiError> for ServerError {
+    fn from(err: ApiError) -> Self {
+        let err = async_graphql::Error::from(err);
+        let mut server = ServerError::new(err.message, None);
+        server.extensions = err.extensions;
+        server
+    }
 }
 
 /// A GraphQL error for failures outside any resolver (a bad body, a missing key).

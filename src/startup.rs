@@ -13,6 +13,7 @@ use tokio::sync::watch;
 use crate::config::Config;
 use crate::domain::cursor::CursorCodec;
 use crate::domain::time::Timestamp;
+use crate::graphql::{self, Guards, SubscriptionSlots};
 use crate::http::{self, AppState, PlaygroundPage};
 use crate::persistence::{Db, DbError, accounts, idempotency, settings};
 use crate::processor::breaker::CircuitBreaker;
@@ -24,7 +25,7 @@ use crate::service::feed::PaymentFeed;
 use crate::service::idempotency::IdempotencySettings;
 use crate::service::payments::PaymentService;
 use crate::service::reconcile::ReconcileSettings;
-use crate::{graphql, graphql::Limits};
+use crate::service::throttle::Throttle;
 
 /// The setting that holds the key cursors are signed with: made on first start, shared by
 /// every instance on the database, so cursors survive restarts and cross instances.
@@ -129,9 +130,10 @@ impl Application {
             config.idempotency,
             feed.clone(),
         );
-        let limits = Limits {
-            max_depth: config.max_query_depth,
-            max_complexity: config.max_query_complexity,
+        let guards = Guards {
+            query: config.query_limits,
+            throttle: Arc::new(Throttle::new(config.throttle.clone())),
+            subscriptions: SubscriptionSlots::new(config.max_subscriptions_per_account),
         };
         let state = AppState {
             db: db.clone(),
@@ -139,12 +141,14 @@ impl Application {
                 db.clone(),
                 CursorCodec::new(cursor_secret.as_bytes()),
                 payments.clone(),
-                limits,
+                guards,
             ),
             playground: Arc::new(PlaygroundPage::new(
                 demo.as_ref().map(|(_, key)| key.as_str()),
             )),
             request_timeout: config.request_timeout,
+            max_batch: config.max_batch,
+            max_body_bytes: config.max_body_bytes,
             webhook_secret: Arc::from(webhook_secret.into_bytes()),
             feed,
         };

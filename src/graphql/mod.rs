@@ -1,6 +1,7 @@
 //! The GraphQL schema: root types, object types, scalars, loaders and limits.
 
 mod connection;
+pub mod limits;
 mod loaders;
 mod mutation;
 mod node;
@@ -10,18 +11,23 @@ mod relations;
 mod scalars;
 mod subscription;
 
+use std::sync::Arc;
+
 use async_graphql::dataloader::DataLoader;
 use async_graphql::{Data, SDLExportOptions, Schema};
 
+use self::limits::QueryLimits;
+use self::limits::cost::TypeTable;
 use crate::domain::cursor::CursorCodec;
 use crate::error::ErrorCodes;
 use crate::persistence::Db;
 
 pub use mutation::Mutation;
 pub use query::Query;
-pub use subscription::Subscription;
+pub use subscription::{Subscription, SubscriptionSlots};
 
 use crate::service::payments::PaymentService;
+use crate::service::throttle::Throttle;
 
 pub type AppSchema = Schema<Query, Mutation, Subscription>;
 
@@ -32,22 +38,30 @@ pub struct Viewer {
     pub account_id: String,
 }
 
-/// Limits applied to every request.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    pub max_depth: usize,
-    pub max_complexity: usize,
+/// What every request is held to: the query limits and cost (`None`: unchecked, for
+/// benchmarks only), the account budgets, and the open subscriptions an account may have.
+pub struct Guards {
+    pub query: Option<QueryLimits>,
+    pub throttle: Arc<Throttle>,
+    pub subscriptions: Arc<SubscriptionSlots>,
 }
 
-pub fn build(db: Db, cursors: CursorCodec, payments: PaymentService, limits: Limits) -> AppSchema {
-    Schema::build(Query, Mutation, Subscription)
+pub fn build(db: Db, cursors: CursorCodec, payments: PaymentService, guards: Guards) -> AppSchema {
+    let builder = Schema::build(Query, Mutation, Subscription)
         .data(db)
         .data(payments)
         .data(cursors)
-        .extension(ErrorCodes)
-        .limit_depth(limits.max_depth)
-        .limit_complexity(limits.max_complexity)
-        .finish()
+        .data(guards.subscriptions)
+        .extension(ErrorCodes);
+    match guards.query {
+        Some(limits) => builder.extension(limits::Guard::new(
+            limits,
+            TypeTable::from_sdl(&sdl()),
+            guards.throttle,
+        )),
+        None => builder,
+    }
+    .finish()
 }
 
 /// What a request (or a subscription connection) needs: the viewer and account-scoped loaders.
@@ -77,7 +91,10 @@ pub fn request_for(
     account_id: String,
 ) -> async_graphql::Request {
     let loader = loader(db, &account_id);
-    request.data(Viewer { account_id }).data(loader)
+    request
+        .data(Viewer { account_id })
+        .data(loader)
+        .data(limits::OverHttp)
 }
 
 /// The schema in SDL, sorted so that it does not churn with declaration order.

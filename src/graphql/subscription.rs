@@ -1,5 +1,8 @@
 //! The `Subscription` root: live payment updates over `graphql-transport-ws`.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use async_graphql::{Context, ID, Result, Subscription as SubscriptionRoot};
 use futures_util::Stream;
 use tokio::sync::broadcast::error::RecvError;
@@ -26,11 +29,12 @@ impl Subscription {
                 ApiError::bad_input("id", "not a payment id (they start with pay_)").into(),
             );
         }
+        let slot = ctx.data::<Arc<SubscriptionSlots>>()?.acquire(&viewer)?;
         let only = id.map(|id| id.to_string());
         let receiver = ctx.data::<PaymentService>()?.feed().subscribe();
         Ok(futures_util::stream::unfold(
-            receiver,
-            move |mut receiver| {
+            (receiver, slot),
+            move |(mut receiver, slot)| {
                 let (viewer, only) = (viewer.clone(), only.clone());
                 async move {
                     loop {
@@ -39,7 +43,7 @@ impl Subscription {
                                 if payment.account_id == viewer
                                     && only.as_ref().is_none_or(|id| *id == payment.id) =>
                             {
-                                return Some((Payment::from(payment), receiver));
+                                return Some((Payment::from(payment), (receiver, slot)));
                             }
                             Ok(_) => {}
                             Err(RecvError::Lagged(missed)) => {
@@ -51,5 +55,62 @@ impl Subscription {
                 }
             },
         ))
+    }
+}
+
+/// How many subscriptions each account has open in this process, against a maximum.
+#[derive(Debug)]
+pub struct SubscriptionSlots {
+    max_per_account: usize,
+    open: Mutex<HashMap<String, usize>>,
+}
+
+impl SubscriptionSlots {
+    pub fn new(max_per_account: usize) -> Arc<Self> {
+        Arc::new(Self {
+            max_per_account,
+            open: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// A slot for one more of `account`'s subscriptions, held until the subscription ends.
+    fn acquire(self: &Arc<Self>, account: &str) -> Result<Slot, ApiError> {
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let count = open.entry(account.to_string()).or_default();
+        if *count >= self.max_per_account {
+            return Err(ApiError::Throttled {
+                retry_after_seconds: 1,
+                message: format!(
+                    "this account already has {} open subscriptions, the most allowed; end \
+                     one before starting another",
+                    self.max_per_account
+                ),
+            });
+        }
+        *count += 1;
+        metrics::gauge!("graphpay_subscriptions_open").increment(1.0);
+        Ok(Slot {
+            slots: self.clone(),
+            account: account.to_string(),
+        })
+    }
+}
+
+/// One open subscription; dropping it frees the slot.
+struct Slot {
+    slots: Arc<SubscriptionSlots>,
+    account: String,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        metrics::gauge!("graphpay_subscriptions_open").decrement(1.0);
+        let mut open = self.slots.open.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(count) = open.get_mut(&self.account) {
+            *count -= 1;
+            if *count == 0 {
+                open.remove(&self.account);
+            }
+        }
     }
 }

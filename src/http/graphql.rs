@@ -1,8 +1,10 @@
-//! `POST /graphql`: authenticate, parse the body, execute, answer in the negotiated media type.
+//! `POST /graphql`: authenticate, read a bounded body, execute one operation or a bounded
+//! batch, answer in the negotiated media type (429 with `Retry-After` when throttled).
 
-use axum::body::Bytes;
+use async_graphql::{BatchRequest, BatchResponse, ServerError};
+use axum::body::Body;
 use axum::extract::State;
-use axum::http::header::{ACCEPT, CONTENT_TYPE};
+use axum::http::header::{ACCEPT, CONTENT_TYPE, RETRY_AFTER};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use tracing::Instrument;
@@ -14,13 +16,16 @@ use crate::graphql;
 
 const GRAPHQL_RESPONSE: &str = "application/graphql-response+json";
 
-pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
     let wants_graphql_response = headers
         .get(ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|accept| accept.contains(GRAPHQL_RESPONSE));
-    let reply = |status, response: &async_graphql::Response| {
-        respond(status, response, wants_graphql_response)
+    let reply =
+        |status, response: &BatchResponse| respond(status, response, wants_graphql_response);
+    let refuse = |status, err: ApiError| {
+        let response = async_graphql::Response::from_errors(vec![ServerError::from(err)]);
+        reply(status, &BatchResponse::Single(response))
     };
 
     let account_id = match auth::account_of(&state.db, &headers).await {
@@ -30,35 +35,82 @@ pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: By
                 ApiError::Unauthenticated => StatusCode::UNAUTHORIZED,
                 _ => StatusCode::INTERNAL_SERVER_ERROR,
             };
-            let response = async_graphql::Response::from_errors(vec![request_error(
-                err.code(),
-                &err.message(),
-            )]);
-            return reply(status, &response);
+            return refuse(status, err);
         }
     };
 
-    let request: async_graphql::Request = match serde_json::from_slice(&body) {
-        Ok(request) => request,
+    let body = match axum::body::to_bytes(body, state.max_body_bytes).await {
+        Ok(body) => body,
+        Err(err) => return refuse_body(err, state.max_body_bytes, refuse),
+    };
+    let batch: BatchRequest = match serde_json::from_slice(&body) {
+        Ok(batch) => batch,
         Err(err) => {
             let message = format!(
                 "the body is not a GraphQL request (expected JSON with `query`, and optionally \
-                 `variables` and `operationName`): {err}"
+                 `variables` and `operationName`, or an array of such): {err}"
             );
-            let response = async_graphql::Response::from_errors(vec![request_error(
-                codes::GRAPHQL_PARSE_FAILED,
-                &message,
-            )]);
-            return reply(StatusCode::BAD_REQUEST, &response);
+            return refuse(StatusCode::BAD_REQUEST, ApiError::ParseFailed(message));
         }
     };
+    match batch {
+        BatchRequest::Single(request) => {
+            let response = run(&state, request, &account_id).await;
+            let throttled = retry_after(&response);
+            let status = if throttled.is_some() {
+                StatusCode::TOO_MANY_REQUESTS
+            } else if wants_graphql_response
+                && response.data == async_graphql::Value::Null
+                && response.is_err()
+            {
+                StatusCode::BAD_REQUEST
+            } else {
+                StatusCode::OK
+            };
+            let mut answer = reply(status, &BatchResponse::Single(response));
+            if let Some(seconds) = throttled {
+                answer
+                    .headers_mut()
+                    .insert(RETRY_AFTER, HeaderValue::from(seconds));
+            }
+            answer
+        }
+        BatchRequest::Batch(requests) if requests.len() > state.max_batch => refuse(
+            StatusCode::BAD_REQUEST,
+            ApiError::QueryTooComplex {
+                message: format!(
+                    "a batch may hold at most {} operations, this one holds {}",
+                    state.max_batch,
+                    requests.len()
+                ),
+                cost: None,
+            },
+        ),
+        BatchRequest::Batch(requests) => {
+            // One after another: a batch takes no more of the gateway at once than a request,
+            // and each operation pays for itself from the account's budget.
+            let mut responses = Vec::with_capacity(requests.len());
+            for request in requests {
+                responses.push(run(&state, request, &account_id).await);
+            }
+            reply(StatusCode::OK, &BatchResponse::Batch(responses))
+        }
+    }
+}
+
+/// Runs one operation for `account_id` within the request deadline.
+async fn run(
+    state: &AppState,
+    request: async_graphql::Request,
+    account_id: &str,
+) -> async_graphql::Response {
     let operation = request
         .operation_name
         .clone()
         .or_else(|| operation_name_in(&request.query).map(str::to_string));
     tracing::Span::current().record("operation", operation.as_deref().unwrap_or("anonymous"));
 
-    let request = graphql::request_for(request, &state.db, account_id);
+    let request = graphql::request_for(request, &state.db, account_id.to_string());
     // The request runs to completion in a task of its own, even when the client goes away or
     // the deadline passes: a mutation stopped halfway would leave its idempotency key claimed
     // until the lock timeout, while finishing it stores the outcome a retry then replays.
@@ -66,7 +118,7 @@ pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: By
     let execution = tokio::spawn(
         async move { schema.execute(request).await }.instrument(tracing::Span::current()),
     );
-    let response = match tokio::time::timeout(state.request_timeout, execution).await {
+    match tokio::time::timeout(state.request_timeout, execution).await {
         Ok(Ok(response)) => response,
         Ok(Err(failed)) => {
             tracing::error!(error = %failed, "request execution failed");
@@ -83,23 +135,50 @@ pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: By
                  idempotencyRecord or retry it with the same idempotency key",
             )])
         }
-    };
-    let status = if wants_graphql_response
-        && response.data == async_graphql::Value::Null
-        && response.is_err()
-    {
-        StatusCode::BAD_REQUEST
-    } else {
-        StatusCode::OK
-    };
-    reply(status, &response)
+    }
 }
 
-fn respond(
-    status: StatusCode,
-    response: &async_graphql::Response,
-    graphql_media: bool,
+/// A body that could not be read: too large, or not sent in time.
+fn refuse_body(
+    err: axum::Error,
+    max_bytes: usize,
+    refuse: impl Fn(StatusCode, ApiError) -> Response,
 ) -> Response {
+    let too_large = std::error::Error::source(&err)
+        .is_some_and(|source| source.is::<http_body_util::LengthLimitError>())
+        || err.to_string().contains("length limit exceeded");
+    if too_large {
+        return refuse(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::QueryTooComplex {
+                message: format!("the request body is larger than {max_bytes} bytes"),
+                cost: None,
+            },
+        );
+    }
+    tracing::warn!(error = %err, "the request body could not be read");
+    refuse(
+        StatusCode::BAD_REQUEST,
+        ApiError::ParseFailed("the request body could not be read in full".into()),
+    )
+}
+
+/// The seconds to wait when the account's budget refused the request.
+fn retry_after(response: &async_graphql::Response) -> Option<u64> {
+    response.errors.iter().find_map(|err| {
+        let ext = err.extensions.as_ref()?;
+        match (ext.get("code"), ext.get("retryAfterSeconds")) {
+            (Some(async_graphql::Value::String(code)), Some(async_graphql::Value::Number(n)))
+                if code == codes::THROTTLED =>
+            {
+                n.as_u64()
+            }
+            _ => None,
+        }
+    })
+}
+
+fn respond(status: StatusCode, response: &BatchResponse, graphql_media: bool) -> Response {
     let content_type = if graphql_media {
         GRAPHQL_RESPONSE
     } else {

@@ -33,6 +33,10 @@ pub struct AppState {
     pub schema: AppSchema,
     pub playground: Arc<PlaygroundPage>,
     pub request_timeout: Duration,
+    /// Most operations in one batched request.
+    pub max_batch: usize,
+    /// Largest GraphQL request body, in bytes.
+    pub max_body_bytes: usize,
     /// What processor webhooks are signed with.
     pub webhook_secret: Arc<[u8]>,
     /// Payment changes, for webhooks to announce and subscriptions to hear.

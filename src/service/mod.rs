@@ -6,6 +6,7 @@ pub mod idempotency;
 pub mod payments;
 pub mod reconcile;
 pub mod refunds;
+pub mod throttle;
 pub mod webhooks;
 
 use crate::domain::text;

@@ -11,6 +11,7 @@ use graphpay::domain::time::Timestamp;
 use graphpay::persistence::payments::{self, NewPayment, Payment};
 use graphpay::persistence::{Db, DbConfig, accounts};
 use graphpay::service::payments::PaymentService;
+use graphpay::service::throttle::ThrottleSettings;
 use graphpay::startup::Application;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
@@ -66,6 +67,9 @@ macro_rules! on_both_backends_fn {
         }
     )*};
 }
+
+/// The query-cost budget (points, and points per second) of gateways started by tests.
+pub const TEST_BUDGET: u64 = 1_000_000_000;
 
 /// Where a test's database lives; dropped with the test.
 enum TestDatabase {
@@ -206,6 +210,10 @@ impl TestApp {
     pub async fn spawn_with(backend: Backend, adjust: impl FnOnce(&mut Config)) -> Self {
         let (db_config, database) = fresh_database(backend);
         let mut config = Config::with_database(db_config.clone());
+        // Tests that are not about the query-cost budget send bursts (hundreds of concurrent
+        // creates, page walks) that the production budget would rightly throttle; they get
+        // one large enough for their traffic. The budget's own tests set theirs in `adjust`.
+        config.throttle = ThrottleSettings::new(TEST_BUDGET, TEST_BUDGET);
         adjust(&mut config);
         let running = start(config.clone()).await;
         let db = Db::connect(&db_config)

@@ -9,6 +9,7 @@ mod errors;
 mod health;
 mod lifecycle;
 mod lifecycle_props;
+mod limits;
 mod network;
 mod nodes;
 mod pagination;

@@ -13,7 +13,7 @@ use crate::payments::{create, input};
 type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-async fn connect(app: &TestApp, key: &str) -> Result<Socket, String> {
+pub async fn connect(app: &TestApp, key: &str) -> Result<Socket, String> {
     let url = format!("{}/graphql/ws", app.address.replace("http://", "ws://"));
     let mut request = url.into_client_request().unwrap();
     request.headers_mut().insert(
@@ -33,7 +33,7 @@ async fn connect(app: &TestApp, key: &str) -> Result<Socket, String> {
 }
 
 /// The next JSON message, or `None` when the socket closes (or nothing comes for 10 s).
-async fn next_message(socket: &mut Socket) -> Option<Value> {
+pub async fn next_message(socket: &mut Socket) -> Option<Value> {
     loop {
         let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
             .await
@@ -47,7 +47,7 @@ async fn next_message(socket: &mut Socket) -> Option<Value> {
     }
 }
 
-async fn subscribe_as(socket: &mut Socket, subscription: &str, id: Option<&str>) {
+pub async fn subscribe_as(socket: &mut Socket, subscription: &str, id: Option<&str>) {
     let query = "subscription S($id: ID) { paymentUpdated(id: $id) { id status amount } }";
     let message = json!({"id": subscription, "type": "subscribe", "payload": {"query": query, "variables": {"id": id}}});
     socket

@@ -1,0 +1,149 @@
+//! What the benchmarks share: the release gateway as its own process, and wrk runs.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_graphpay");
+pub const DIR: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The gateway process; killed when dropped.
+pub struct Gateway {
+    child: Child,
+    pub address: String,
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn graphpay(env: &[(&str, String)]) -> Command {
+    let mut command = Command::new(BIN);
+    command
+        .env("RUST_LOG", "warn")
+        .env_remove("DATABASE_SCHEMA");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command
+}
+
+pub fn start_gateway(env: &[(&str, String)]) -> Result<Gateway, BoxError> {
+    let mut child = graphpay(env)
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--no-demo",
+            "--database-max-connections",
+            "40",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()?;
+    let mut line = String::new();
+    let mut reader = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+    reader.read_line(&mut line)?;
+    let address = line
+        .split_whitespace()
+        .last()
+        .ok_or("no address")?
+        .to_string();
+    // Keep reading what the gateway prints, so that it never writes into a closed pipe.
+    std::thread::spawn(move || for _ in reader.lines() {});
+    wait_until_ready(&address)?;
+    Ok(Gateway { child, address })
+}
+
+/// Polls `/readyz` until the gateway answers 200 (at most 10 s).
+fn wait_until_ready(address: &str) -> Result<(), BoxError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let client = reqwest::Client::new();
+        for _ in 0..100 {
+            let ready = client.get(format!("{address}/readyz")).send().await;
+            if ready.is_ok_and(|r| r.status().is_success()) {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Err("the gateway never became ready".into())
+    })
+}
+
+/// One wrk run's figures.
+pub struct Run {
+    pub rps: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub errors: u64,
+}
+
+/// Runs wrk with `benches/<script>` and its arguments against `/graphql`.
+pub fn wrk(
+    address: &str,
+    script: &str,
+    args: &[&str],
+    connections: usize,
+    seconds: u64,
+) -> Result<Run, BoxError> {
+    let mode = args.first().copied().unwrap_or(script);
+    let threads = connections.min(2);
+    let out = Command::new("wrk")
+        .args([
+            "-t",
+            &threads.to_string(),
+            "-c",
+            &connections.to_string(),
+            "-d",
+            &format!("{seconds}s"),
+        ])
+        .args(["--timeout", "10s", "-s", &format!("{DIR}/benches/{script}")])
+        .arg(format!("{address}/graphql"))
+        .arg("--")
+        .args(args)
+        .output()?;
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let complaints = String::from_utf8_lossy(&out.stderr);
+    if !complaints.trim().is_empty() {
+        eprintln!(
+            "wrk ({mode}, {connections}): first failed response: {}",
+            complaints.trim()
+        );
+    }
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("RESULT "))
+        .ok_or_else(|| format!("wrk said: {text}"))?;
+    let field = |name: &str| -> f64 {
+        line.split_whitespace()
+            .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0.0)
+    };
+    Ok(Run {
+        rps: field("requests") / (field("duration_us") / 1e6),
+        p50_ms: field("p50_us") / 1000.0,
+        p99_ms: field("p99_us") / 1000.0,
+        errors: field("errors") as u64,
+    })
+}
+
+/// Settings that give an account a query-cost budget no benchmark run exhausts (the budget
+/// is still taken and refunded on every request).
+pub fn unthrottled() -> Vec<(&'static str, String)> {
+    vec![
+        ("GRAPHPAY_RATE_LIMIT_CAPACITY", "1000000000000".to_string()),
+        (
+            "GRAPHPAY_RATE_LIMIT_RESTORE_RATE",
+            "1000000000000".to_string(),
+        ),
+    ]
+}

@@ -1,0 +1,186 @@
+//! What the query limits, cost and budget cost a page read: the release gateway, on
+//! PostgreSQL with 10,000 payments in one account, answers the first page of 50 (cursors and
+//! `pageInfo`) under wrk at concurrency 32, in alternating rounds with the limits on (the
+//! account's budget large enough never to throttle, but taken and refunded on every request)
+//! and off (`GRAPHPAY_UNLIMITED_QUERIES`). Rounds alternate so that drift weighs on both alike.
+//!
+//! Then, in this process, the checks themselves: the text scan, parse, shape check and cost
+//! plan of that page's document, and the refusal of hostile documents (deep nesting, fragment
+//! fan-out), each timed over many runs.
+//!
+//! Run with `cargo bench --bench guards` (needs `wrk`). Settings: `GUARDS_SECONDS` (default
+//! 10), `GUARDS_ROUNDS` (default 3), `GUARDS_POSTGRES_URL` (default
+//! `postgres://postgres@127.0.0.1:5432/test`).
+
+mod common;
+
+use std::process::Command;
+use std::time::Instant;
+
+use async_graphql::Variables;
+use async_graphql::parser::parse_query;
+use common::{BoxError, graphpay, start_gateway, unthrottled, wrk};
+use graphpay::domain::status::PaymentStatus;
+use graphpay::domain::time::Timestamp;
+use graphpay::graphql::limits::QueryLimits;
+use graphpay::graphql::limits::cost::{Plan, TypeTable};
+use graphpay::graphql::limits::{lexical, shape};
+use graphpay::persistence::payments::{NewPayment, insert_many};
+use graphpay::persistence::{Db, DbConfig};
+
+const PAGE: &str = "query Page { payments(first: 50) { edges { cursor node { id amount currency status createdAt } } pageInfo { hasNextPage endCursor } } }";
+const ROWS: i64 = 10_000;
+
+fn env(name: &str, default: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| default.to_string())
+}
+
+fn main() -> Result<(), BoxError> {
+    let seconds: u64 = env("GUARDS_SECONDS", "10").parse()?;
+    let rounds: usize = env("GUARDS_ROUNDS", "3").parse()?;
+    let url = env(
+        "GUARDS_POSTGRES_URL",
+        "postgres://postgres@127.0.0.1:5432/test",
+    );
+    let schema = format!(
+        "bench_guards_{}",
+        ulid::Ulid::generate().to_string().to_lowercase()
+    );
+    let database = vec![
+        ("DATABASE_URL", url.clone()),
+        ("DATABASE_SCHEMA", schema.clone()),
+    ];
+    let created = graphpay(&database)
+        .args(["account", "create", "--name", "guards", "--json"])
+        .output()?;
+    let created: serde_json::Value = serde_json::from_slice(&created.stdout)?;
+    let account = created["accountId"].as_str().ok_or("no account")?;
+    let key = created["apiKey"].as_str().ok_or("no key")?.to_string();
+    seed(&url, &schema, account)?;
+
+    println!("| round | limits | requests/s | p50 ms | p99 ms | errors |");
+    println!("|---:|---|---:|---:|---:|---:|");
+    let mut totals = [0.0f64; 2];
+    for round in 1..=rounds {
+        for (i, limits) in ["on", "off"].into_iter().enumerate() {
+            let mut settings = [database.clone(), unthrottled()].concat();
+            if limits == "off" {
+                settings.push(("GRAPHPAY_UNLIMITED_QUERIES", "true".into()));
+            }
+            let gateway = start_gateway(&settings)?;
+            let run = wrk(&gateway.address, "page.lua", &[limits, &key], 32, seconds)?;
+            totals[i] += run.rps;
+            println!(
+                "| {round} | {limits} | {:.0} | {:.2} | {:.2} | {} |",
+                run.rps, run.p50_ms, run.p99_ms, run.errors
+            );
+        }
+    }
+    println!(
+        "\nmean requests/s: limits on {:.0}, off {:.0} (on/off = {:.3})\n",
+        totals[0] / rounds as f64,
+        totals[1] / rounds as f64,
+        totals[0] / totals[1]
+    );
+    checks_in_process();
+
+    let status = Command::new("psql")
+        .arg(&url)
+        .args([
+            "-qc",
+            &format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"),
+        ])
+        .status()?;
+    if !status.success() {
+        eprintln!("could not drop schema {schema}");
+    }
+    Ok(())
+}
+
+fn seed(url: &str, schema: &str, account: &str) -> Result<(), BoxError> {
+    let runtime = tokio::runtime::Runtime::new()?;
+    runtime.block_on(async {
+        let db = Db::connect(&DbConfig {
+            url: url.to_string(),
+            schema: Some(schema.to_string()),
+            max_connections: 2,
+            busy_timeout: std::time::Duration::from_secs(10),
+        })
+        .await?;
+        let start = Timestamp::now().micros() - ROWS * 1_000_000;
+        let rows = (0..ROWS)
+            .map(|i| NewPayment {
+                account_id: account.to_string(),
+                amount: 100 + i % 5_000,
+                currency: "USD".into(),
+                source: "tok_visa".into(),
+                description: None,
+                status: PaymentStatus::Succeeded,
+                created_at: Timestamp::from_micros(start + i * 1_000_000),
+            })
+            .collect();
+        insert_many(&db, rows).await?;
+        db.close().await?;
+        Ok::<(), BoxError>(())
+    })
+}
+
+/// Mean time of `f` over `runs` runs, in microseconds.
+fn time(runs: u32, mut f: impl FnMut()) -> f64 {
+    f();
+    let started = Instant::now();
+    for _ in 0..runs {
+        f();
+    }
+    started.elapsed().as_secs_f64() * 1e6 / f64::from(runs)
+}
+
+fn checks_in_process() {
+    let limits = QueryLimits::default();
+    let table = TypeTable::from_sdl(&graphpay::graphql::sdl());
+    let variables = Variables::default();
+    let admit = |text: &str| -> Result<u64, String> {
+        lexical::check(text, limits.text).map_err(|r| r.message())?;
+        let doc = parse_query(text).map_err(|e| e.to_string())?;
+        let operation = shape::check(&doc, None, limits.shape).map_err(|r| r.message())?;
+        Ok(Plan::new(&table, &doc, &operation.node, &variables).requested())
+    };
+    let parse_only = |text: &str| {
+        let _ = parse_query(text);
+    };
+    let mut fan_out = String::from("fragment F0 on Query { viewer { id name } }\n");
+    for k in 1..=24 {
+        fan_out.push_str(&format!(
+            "fragment F{k} on Query {{ ...F{p} a{k}: viewer {{ id }} ...F{p} }}\n",
+            p = k - 1
+        ));
+    }
+    fan_out.push_str("{ ...F24 }");
+    let deep = format!(
+        "{{ nodes(ids: {}\"x\"{}) {{ id }} }}",
+        "[".repeat(2_000),
+        "]".repeat(2_000)
+    );
+    println!("| check | document | outcome | µs per run |");
+    println!("|---|---|---|---:|");
+    println!(
+        "| parse only (for scale) | the page | | {:.1} |",
+        time(20_000, || parse_only(PAGE))
+    );
+    for (name, text) in [
+        ("the page", PAGE),
+        ("fragment fan-out, 24 levels", fan_out.as_str()),
+        ("2,000 nested lists", deep.as_str()),
+    ] {
+        let outcome = match admit(text) {
+            Ok(cost) => format!("admitted, cost {cost}"),
+            Err(refusal) => format!("refused: {refusal}"),
+        };
+        println!(
+            "| text, parse, shape, cost | {name} | {outcome} | {:.1} |",
+            time(20_000, || {
+                let _ = admit(text);
+            })
+        );
+    }
+}

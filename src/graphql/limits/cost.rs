@@ -1,0 +1,364 @@
+//! A request's cost, calculated before anything runs from its document and variables, as the
+//! contract defines it: scalar and enum fields 0; an object field (or a list of objects) 1
+//! plus its selection; a connection 2 + its page size x one node counted as an object;
+//! `nodes(ids)` its number of ids x one node; a mutation field 10 plus its selection.
+//!
+//! The operation is first turned into a [`Plan`], with fragments expanded (their size is
+//! already bounded, see `shape`). The plan gives the requested cost, and, walked over the
+//! response's data, the actual cost: what the rows really returned amount to.
+
+use std::collections::HashMap;
+
+use async_graphql::parser::types::{BaseType, TypeKind, TypeSystemDefinition};
+use async_graphql::parser::types::{
+    ExecutableDocument, OperationDefinition, OperationType, Selection, SelectionSet,
+};
+use async_graphql::{Name, Value, Variables};
+
+use crate::domain::paging::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE};
+
+/// What `totalCount` adds to its connection while it counts rows: as much as a full page.
+pub const TOTAL_COUNT_COST: u64 = 100;
+const MUTATION_FIELD_COST: u64 = 10;
+const CONNECTION_COST: u64 = 2;
+/// `nodes(ids)` takes at most this many ids; more are refused by the field itself.
+const MAX_NODES: u64 = 100;
+
+/// The schema's object types and the named type of each of their fields.
+#[derive(Debug, Default)]
+pub struct TypeTable {
+    fields: HashMap<String, HashMap<String, String>>,
+}
+
+impl TypeTable {
+    /// Reads the composite types out of the schema's SDL.
+    pub fn from_sdl(sdl: &str) -> Self {
+        let mut fields = HashMap::new();
+        let Ok(document) = async_graphql::parser::parse_schema(sdl) else {
+            return Self::default();
+        };
+        for definition in document.definitions {
+            let TypeSystemDefinition::Type(ty) = definition else {
+                continue;
+            };
+            let defs = match ty.node.kind {
+                TypeKind::Object(object) => object.fields,
+                TypeKind::Interface(interface) => interface.fields,
+                TypeKind::Union(_) => Vec::new(),
+                _ => continue,
+            };
+            let by_name = defs
+                .into_iter()
+                .map(|f| {
+                    let mut ty = &f.node.ty.node;
+                    while let BaseType::List(inner) = &ty.base {
+                        ty = inner;
+                    }
+                    let named = match &ty.base {
+                        BaseType::Named(name) => name.to_string(),
+                        BaseType::List(_) => String::new(),
+                    };
+                    (f.node.name.node.to_string(), named)
+                })
+                .collect();
+            fields.insert(ty.node.name.node.to_string(), by_name);
+        }
+        Self { fields }
+    }
+
+    fn is_composite(&self, ty: &str) -> bool {
+        self.fields.contains_key(ty)
+    }
+
+    fn field_type(&self, parent: &str, field: &str) -> Option<&str> {
+        self.fields.get(parent)?.get(field).map(String::as_str)
+    }
+}
+
+/// How one selected field counts.
+#[derive(Debug, PartialEq)]
+enum Kind {
+    /// Scalars, enums, `pageInfo` and `cursor`: nothing.
+    Free,
+    /// An object, or a list of objects counted like one.
+    Object(Vec<Planned>),
+    Mutation(Vec<Planned>),
+    Connection {
+        page: u64,
+        parts: Vec<Planned>,
+    },
+    /// `totalCount` of a connection, which counts rows.
+    TotalCount,
+    /// `edges` or `nodes` of a connection: each row is paid for by the connection.
+    Rows(Vec<Planned>),
+    /// `node` of an edge.
+    EdgeNode(Vec<Planned>),
+    Nodes {
+        count: u64,
+        children: Vec<Planned>,
+    },
+}
+
+#[derive(Debug, PartialEq)]
+struct Planned {
+    /// The field's key in the response: its alias, or its name.
+    key: Name,
+    kind: Kind,
+}
+
+/// An operation, ready to be costed.
+#[derive(Debug)]
+pub struct Plan {
+    fields: Vec<Planned>,
+}
+
+impl Plan {
+    pub fn new(
+        table: &TypeTable,
+        doc: &ExecutableDocument,
+        operation: &OperationDefinition,
+        variables: &Variables,
+    ) -> Self {
+        let root = match operation.ty {
+            OperationType::Query => "Query",
+            OperationType::Mutation => "Mutation",
+            OperationType::Subscription => "Subscription",
+        };
+        let planner = Planner {
+            table,
+            doc,
+            variables,
+        };
+        let mut fields = Vec::new();
+        planner.set(&operation.selection_set.node, root, &mut fields);
+        Plan { fields }
+    }
+
+    /// The cost before anything runs.
+    pub fn requested(&self) -> u64 {
+        sum(&self.fields, requested)
+    }
+
+    /// The cost of what `data` holds.
+    pub fn actual(&self, data: &Value) -> u64 {
+        sum_actual(&self.fields, data)
+    }
+
+    /// The name of the first field the operation selects, for metrics.
+    pub fn first_field(&self) -> Option<&str> {
+        self.fields.first().map(|f| f.key.as_str())
+    }
+}
+
+struct Planner<'a> {
+    table: &'a TypeTable,
+    doc: &'a ExecutableDocument,
+    variables: &'a Variables,
+}
+
+impl Planner<'_> {
+    fn set(&self, set: &SelectionSet, parent: &str, out: &mut Vec<Planned>) {
+        for item in &set.items {
+            match &item.node {
+                Selection::Field(field) => {
+                    let field = &field.node;
+                    let name = field.name.node.as_str();
+                    let key = field.response_key().node.clone();
+                    let ty = self.table.field_type(parent, name);
+                    let inner = &field.selection_set.node;
+                    let kind = if inner.items.is_empty() {
+                        if name == "totalCount" && self.is_connection(parent) {
+                            Kind::TotalCount
+                        } else {
+                            Kind::Free
+                        }
+                    } else {
+                        let ty = ty.unwrap_or_default();
+                        let mut children = Vec::new();
+                        self.set(inner, ty, &mut children);
+                        self.kind(parent, name, ty, field, children)
+                    };
+                    out.push(Planned { key, kind });
+                }
+                Selection::InlineFragment(inline) => {
+                    let on = inline
+                        .node
+                        .type_condition
+                        .as_ref()
+                        .map_or(parent, |c| c.node.on.node.as_str());
+                    self.set(&inline.node.selection_set.node, on, out);
+                }
+                Selection::FragmentSpread(spread) => {
+                    if let Some(fragment) = self.doc.fragments.get(&spread.node.fragment_name.node)
+                    {
+                        let on = fragment.node.type_condition.node.on.node.as_str();
+                        self.set(&fragment.node.selection_set.node, on, out);
+                    }
+                }
+            }
+        }
+    }
+
+    fn kind(
+        &self,
+        parent: &str,
+        name: &str,
+        ty: &str,
+        field: &async_graphql::parser::types::Field,
+        children: Vec<Planned>,
+    ) -> Kind {
+        if parent == "Mutation" {
+            Kind::Mutation(children)
+        } else if self.is_connection(ty) {
+            let first = self.int_argument(field, "first");
+            let last = self.int_argument(field, "last");
+            let page = match (first, last) {
+                (None, None) => DEFAULT_PAGE_SIZE as u64,
+                (a, b) => a.unwrap_or(0).max(b.unwrap_or(0)),
+            }
+            .min(MAX_PAGE_SIZE as u64);
+            Kind::Connection {
+                page,
+                parts: children,
+            }
+        } else if self.is_connection(parent) {
+            match name {
+                "edges" | "nodes" => Kind::Rows(children),
+                _ => Kind::Free,
+            }
+        } else if parent.ends_with("Edge") && name == "node" {
+            Kind::EdgeNode(children)
+        } else if parent == "Query" && name == "nodes" {
+            let count = match self.argument(field, "ids") {
+                Some(Value::List(ids)) => ids.len() as u64,
+                _ => 0,
+            };
+            Kind::Nodes {
+                count: count.min(MAX_NODES),
+                children,
+            }
+        } else {
+            Kind::Object(children)
+        }
+    }
+
+    fn is_connection(&self, ty: &str) -> bool {
+        ty.ends_with("Connection") && self.table.is_composite(ty)
+    }
+
+    fn argument(&self, field: &async_graphql::parser::types::Field, name: &str) -> Option<Value> {
+        let value = field.get_argument(name)?;
+        value
+            .node
+            .clone()
+            .into_const_with(|var| {
+                Ok::<_, ()>(self.variables.get(&var).cloned().unwrap_or(Value::Null))
+            })
+            .ok()
+    }
+
+    /// A page-size argument as the connection will take it; out-of-range values are clamped
+    /// here and refused by the field itself.
+    fn int_argument(&self, field: &async_graphql::parser::types::Field, name: &str) -> Option<u64> {
+        match self.argument(field, name)? {
+            Value::Number(n) => Some(n.as_i64().unwrap_or(i64::MAX).max(0) as u64),
+            _ => None,
+        }
+    }
+}
+
+fn sum(fields: &[Planned], each: fn(&Planned) -> u64) -> u64 {
+    fields
+        .iter()
+        .fold(0u64, |total, f| total.saturating_add(each(f)))
+}
+
+fn requested(field: &Planned) -> u64 {
+    match &field.kind {
+        Kind::Free => 0,
+        Kind::Object(children) => 1u64.saturating_add(sum(children, requested)),
+        Kind::Mutation(children) => MUTATION_FIELD_COST.saturating_add(sum(children, requested)),
+        Kind::Rows(children) | Kind::EdgeNode(children) => sum(children, requested),
+        Kind::Connection { page, parts } => {
+            let (rows, counts): (Vec<&Planned>, Vec<&Planned>) =
+                parts.iter().partition(|p| matches!(p.kind, Kind::Rows(_)));
+            let node = rows
+                .iter()
+                .fold(1u64, |t, p| t.saturating_add(requested(p)));
+            CONNECTION_COST
+                .saturating_add(page.saturating_mul(node))
+                .saturating_add(
+                    counts
+                        .iter()
+                        .fold(0u64, |t, p| t.saturating_add(requested(p))),
+                )
+        }
+        Kind::TotalCount => TOTAL_COUNT_COST,
+        Kind::Nodes { count, children } => {
+            count.saturating_mul(1u64.saturating_add(sum(children, requested)))
+        }
+    }
+}
+
+/// The actual cost of `fields` read from `data`, the object that holds their values.
+fn sum_actual(fields: &[Planned], data: &Value) -> u64 {
+    let Value::Object(object) = data else {
+        return 0;
+    };
+    fields.iter().fold(0u64, |total, field| {
+        let value = object.get(&field.key).unwrap_or(&Value::Null);
+        total.saturating_add(actual(field, value))
+    })
+}
+
+fn actual(field: &Planned, value: &Value) -> u64 {
+    if matches!(value, Value::Null) {
+        return match field.kind {
+            Kind::Mutation(_) => MUTATION_FIELD_COST,
+            _ => 0,
+        };
+    }
+    match (&field.kind, value) {
+        (Kind::Free, _) => 0,
+        (Kind::TotalCount, _) => TOTAL_COUNT_COST,
+        (Kind::Object(children), Value::List(items)) => 1u64.saturating_add(
+            items
+                .iter()
+                .map(|item| sum_actual(children, item))
+                .max()
+                .unwrap_or(0),
+        ),
+        (Kind::Object(children), _) => 1u64.saturating_add(sum_actual(children, value)),
+        (Kind::Mutation(children), _) => {
+            MUTATION_FIELD_COST.saturating_add(sum_actual(children, value))
+        }
+        (Kind::Rows(children), Value::List(items)) => items
+            .iter()
+            .fold(0u64, |t, item| t.saturating_add(sum_actual(children, item))),
+        (Kind::EdgeNode(children), _) => sum_actual(children, value),
+        (Kind::Connection { parts, .. }, Value::Object(object)) => {
+            let rows = parts
+                .iter()
+                .filter(|p| matches!(p.kind, Kind::Rows(_)))
+                .filter_map(|p| match object.get(&p.key) {
+                    Some(Value::List(items)) => Some(items.len() as u64),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(0);
+            CONNECTION_COST
+                .saturating_add(rows)
+                .saturating_add(sum_actual(parts, value))
+        }
+        (Kind::Nodes { children, .. }, Value::List(items)) => items
+            .iter()
+            .filter(|item| !matches!(item, Value::Null))
+            .fold(0u64, |t, item| {
+                t.saturating_add(1u64.saturating_add(sum_actual(children, item)))
+            }),
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests;
