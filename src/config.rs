@@ -57,6 +57,11 @@ pub struct ServeArgs {
     #[arg(long, env = "GRAPHPAY_LISTEN", default_value = "127.0.0.1:8000")]
     pub listen: SocketAddr,
 
+    /// Address to serve Prometheus metrics on (`GET /metrics`), apart from the API; port 0
+    /// picks a free port (printed). Unset: no metrics are served.
+    #[arg(long, env = "GRAPHPAY_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
+
     #[command(flatten)]
     pub database: DatabaseArgs,
 
@@ -152,6 +157,8 @@ pub struct ServeArgs {
 #[derive(Clone, Debug)]
 pub struct Config {
     pub listen: SocketAddr,
+    /// Where `GET /metrics` is served; unset: nowhere.
+    pub metrics_listen: Option<SocketAddr>,
     pub database: DbConfig,
     pub create_demo_account: bool,
     pub max_query_depth: usize,
@@ -173,6 +180,7 @@ impl From<ServeArgs> for Config {
     fn from(args: ServeArgs) -> Self {
         Config {
             listen: args.listen,
+            metrics_listen: args.metrics_listen,
             database: args.database.db_config(),
             create_demo_account: !args.no_demo,
             max_query_depth: args.max_query_depth,
@@ -213,6 +221,7 @@ impl Config {
     pub fn with_database(database: DbConfig) -> Self {
         Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            metrics_listen: None,
             database,
             create_demo_account: false,
             max_query_depth: 15,
