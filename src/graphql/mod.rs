@@ -2,6 +2,7 @@
 
 mod connection;
 mod loaders;
+mod metrics;
 mod mutation;
 mod node;
 mod objects;
@@ -44,6 +45,7 @@ pub fn build(db: Db, cursors: CursorCodec, payments: PaymentService, limits: Lim
         .data(db)
         .data(payments)
         .data(cursors)
+        .extension(metrics::RequestMetrics)
         .extension(ErrorCodes)
         .limit_depth(limits.max_depth)
         .limit_complexity(limits.max_complexity)

@@ -10,11 +10,12 @@ use tracing::Instrument;
 use super::AppState;
 use super::auth;
 use crate::error::{ApiError, codes, request_error};
-use crate::graphql;
+use crate::{graphql, metrics};
 
 const GRAPHQL_RESPONSE: &str = "application/graphql-response+json";
 
 pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    let started = std::time::Instant::now();
     let wants_graphql_response = headers
         .get(ACCEPT)
         .and_then(|v| v.to_str().ok())
@@ -30,6 +31,7 @@ pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: By
                 ApiError::Unauthenticated => StatusCode::UNAUTHORIZED,
                 _ => StatusCode::INTERNAL_SERVER_ERROR,
             };
+            metrics::record_request(metrics::UNKNOWN_OPERATION, err.code(), started.elapsed());
             let response = async_graphql::Response::from_errors(vec![request_error(
                 err.code(),
                 &err.message(),
@@ -49,6 +51,11 @@ pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: By
                 codes::GRAPHQL_PARSE_FAILED,
                 &message,
             )]);
+            metrics::record_request(
+                metrics::UNKNOWN_OPERATION,
+                codes::GRAPHQL_PARSE_FAILED,
+                started.elapsed(),
+            );
             return reply(StatusCode::BAD_REQUEST, &response);
         }
     };
@@ -70,6 +77,11 @@ pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: By
         Ok(Ok(response)) => response,
         Ok(Err(failed)) => {
             tracing::error!(error = %failed, "request execution failed");
+            metrics::record_request(
+                metrics::UNKNOWN_OPERATION,
+                codes::INTERNAL,
+                started.elapsed(),
+            );
             async_graphql::Response::from_errors(vec![request_error(
                 codes::INTERNAL,
                 ApiError::Internal.message().as_str(),
