@@ -9,6 +9,7 @@ mod errors;
 mod health;
 mod lifecycle;
 mod lifecycle_props;
+mod metrics;
 mod network;
 mod nodes;
 mod pagination;
