@@ -61,6 +61,11 @@ pub struct ServeArgs {
     #[arg(long, env = "GRAPHPAY_LISTEN", default_value = "127.0.0.1:8000")]
     pub listen: SocketAddr,
 
+    /// Address to serve Prometheus metrics on (`GET /metrics`), apart from the API; port 0
+    /// picks a free port (printed). Unset: no metrics are served.
+    #[arg(long, env = "GRAPHPAY_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
+
     #[command(flatten)]
     pub database: DatabaseArgs,
 
@@ -201,6 +206,8 @@ pub struct ServeArgs {
 #[derive(Clone, Debug)]
 pub struct Config {
     pub listen: SocketAddr,
+    /// Where `GET /metrics` is served; unset: nowhere.
+    pub metrics_listen: Option<SocketAddr>,
     pub database: DbConfig,
     pub create_demo_account: bool,
     pub query_limits: Option<QueryLimits>,
@@ -225,6 +232,7 @@ impl From<ServeArgs> for Config {
     fn from(args: ServeArgs) -> Self {
         Config {
             listen: args.listen,
+            metrics_listen: args.metrics_listen,
             database: args.database.db_config(),
             create_demo_account: !args.no_demo,
             query_limits: (!args.unlimited_queries).then_some(QueryLimits {
@@ -279,6 +287,7 @@ impl Config {
     pub fn with_database(database: DbConfig) -> Self {
         Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            metrics_listen: None,
             database,
             create_demo_account: false,
             query_limits: Some(QueryLimits::default()),

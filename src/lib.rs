@@ -6,6 +6,7 @@ pub mod domain;
 pub mod error;
 pub mod graphql;
 pub mod http;
+pub mod metrics;
 pub mod persistence;
 pub mod processor;
 pub mod sandbox_service;

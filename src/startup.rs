@@ -15,6 +15,7 @@ use crate::domain::cursor::CursorCodec;
 use crate::domain::time::Timestamp;
 use crate::graphql::{self, Guards, SubscriptionSlots};
 use crate::http::{self, AppState, PlaygroundPage};
+use crate::metrics::exporter::{MetricsError, MetricsListener};
 use crate::persistence::{Db, DbError, accounts, idempotency, settings};
 use crate::processor::breaker::CircuitBreaker;
 use crate::processor::http_client::HttpProcessor;
@@ -52,6 +53,8 @@ pub enum StartupError {
     Serve(std::io::Error),
     #[error("processor: {0}")]
     Processor(String),
+    #[error("metrics: {0}")]
+    Metrics(#[from] MetricsError),
 }
 
 /// A gateway that is bound to its address and ready to serve.
@@ -245,6 +248,12 @@ impl Housekeeper {
 
 /// `graphpay serve`: run until SIGINT or SIGTERM.
 pub async fn serve(config: Config) -> Result<(), StartupError> {
+    // The recorder goes in before the gateway is built, so what it records while starting
+    // counts too.
+    let metrics = match config.metrics_listen {
+        Some(addr) => Some(MetricsListener::bind(addr).await?),
+        None => None,
+    };
     let app = Application::build(config).await?;
     let addr = app.local_addr();
     tracing::info!(%addr, "graphpay listening");
@@ -252,6 +261,15 @@ pub async fn serve(config: Config) -> Result<(), StartupError> {
         format!("graphpay is listening on http://{addr}"),
         format!("playground: http://{addr}/graphql"),
     ];
+    let metrics = match metrics {
+        Some(listener) => {
+            let metrics_addr = listener.local_addr()?;
+            tracing::info!(addr = %metrics_addr, "metrics listening");
+            lines.push(format!("metrics: http://{metrics_addr}/metrics"));
+            Some(listener.spawn(app.db()))
+        }
+        None => None,
+    };
     if let Some((account_id, key)) = &app.demo {
         lines.push(format!("created a demo account {account_id}"));
         lines.push(format!(
@@ -266,6 +284,9 @@ pub async fn serve(config: Config) -> Result<(), StartupError> {
     let _ = out.flush();
     drop(out);
     app.run_until(shutdown_signal()).await?;
+    if let Some(metrics) = metrics {
+        metrics.abort();
+    }
     tracing::info!("graphpay stopped");
     Ok(())
 }

@@ -3,6 +3,7 @@
 mod connection;
 pub mod limits;
 mod loaders;
+mod metrics;
 mod mutation;
 mod node;
 mod objects;
@@ -52,6 +53,7 @@ pub fn build(db: Db, cursors: CursorCodec, payments: PaymentService, guards: Gua
         .data(payments)
         .data(cursors)
         .data(guards.subscriptions)
+        .extension(metrics::RequestMetrics)
         .extension(ErrorCodes);
     match guards.query {
         Some(limits) => builder.extension(limits::Guard::new(

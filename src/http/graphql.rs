@@ -12,18 +12,21 @@ use tracing::Instrument;
 use super::AppState;
 use super::auth;
 use crate::error::{ApiError, codes, request_error};
-use crate::graphql;
+use crate::{graphql, metrics};
 
 const GRAPHQL_RESPONSE: &str = "application/graphql-response+json";
 
 pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
+    let started = std::time::Instant::now();
     let wants_graphql_response = headers
         .get(ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|accept| accept.contains(GRAPHQL_RESPONSE));
     let reply =
         |status, response: &BatchResponse| respond(status, response, wants_graphql_response);
+    // Refusals before the schema runs are counted here; the schema counts the rest.
     let refuse = |status, err: ApiError| {
+        metrics::record_request(metrics::UNKNOWN_OPERATION, err.code(), started.elapsed());
         let response = async_graphql::Response::from_errors(vec![ServerError::from(err)]);
         reply(status, &BatchResponse::Single(response))
     };
@@ -104,6 +107,7 @@ async fn run(
     request: async_graphql::Request,
     account_id: &str,
 ) -> async_graphql::Response {
+    let started = std::time::Instant::now();
     let operation = request
         .operation_name
         .clone()
@@ -122,6 +126,11 @@ async fn run(
         Ok(Ok(response)) => response,
         Ok(Err(failed)) => {
             tracing::error!(error = %failed, "request execution failed");
+            metrics::record_request(
+                metrics::UNKNOWN_OPERATION,
+                codes::INTERNAL,
+                started.elapsed(),
+            );
             async_graphql::Response::from_errors(vec![request_error(
                 codes::INTERNAL,
                 ApiError::Internal.message().as_str(),

@@ -8,8 +8,9 @@ use std::time::Duration;
 use migration::{Migrator, MigratorTrait};
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{
-    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend,
-    DbErr, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait,
+    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseConnectionType,
+    DatabaseTransaction, DbBackend, DbErr, SqliteTransactionMode, Statement, TransactionOptions,
+    TransactionTrait,
 };
 
 /// Where the database is and how to use it.
@@ -22,6 +23,14 @@ pub struct DbConfig {
     pub max_connections: u32,
     /// How long a statement waits for a busy SQLite database before failing.
     pub busy_timeout: Duration,
+}
+
+/// How many connections the pool holds now, and may hold at most.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolSizes {
+    pub idle: u32,
+    pub in_use: u32,
+    pub max: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,6 +108,19 @@ impl Db {
         self.backend
     }
 
+    /// The pool's connections now (for metrics); `None` once the pool is closed.
+    pub fn pool_sizes(&self) -> Option<PoolSizes> {
+        match &self.conn.inner {
+            DatabaseConnectionType::SqlxSqlitePoolConnection(_) => {
+                Some(pool_sizes(self.conn.get_sqlite_connection_pool()))
+            }
+            DatabaseConnectionType::SqlxPostgresPoolConnection(_) => {
+                Some(pool_sizes(self.conn.get_postgres_connection_pool()))
+            }
+            _ => None,
+        }
+    }
+
     pub(crate) fn conn(&self) -> &DatabaseConnection {
         &self.conn
     }
@@ -149,6 +171,18 @@ impl Db {
 
     pub async fn close(self) -> Result<(), DbErr> {
         self.conn.close().await
+    }
+}
+
+fn pool_sizes<D: sea_orm::sqlx::Database>(pool: &sea_orm::sqlx::Pool<D>) -> PoolSizes {
+    let total = pool.size();
+    let idle = u32::try_from(pool.num_idle())
+        .unwrap_or(u32::MAX)
+        .min(total);
+    PoolSizes {
+        idle,
+        in_use: total - idle,
+        max: pool.options().get_max_connections(),
     }
 }
 

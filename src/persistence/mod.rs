@@ -14,7 +14,7 @@ pub mod sandbox;
 pub mod settings;
 pub mod webhook_writes;
 
-pub use db::{Backend, Db, DbConfig, listen};
+pub use db::{Backend, Db, DbConfig, PoolSizes, listen};
 
 /// A database failure; the error layer logs it and shows clients only `INTERNAL`.
 pub type DbError = sea_orm::DbErr;

@@ -40,6 +40,18 @@ pub enum BreakerState {
     HalfOpen,
 }
 
+impl BreakerState {
+    /// Sets the breaker-state gauge to this state.
+    fn report(&self) {
+        use crate::metrics::breaker_state::{CLOSED, HALF_OPEN, OPEN};
+        crate::metrics::record_breaker_state(match self {
+            BreakerState::Closed { .. } => CLOSED,
+            BreakerState::Open { .. } => OPEN,
+            BreakerState::HalfOpen => HALF_OPEN,
+        });
+    }
+}
+
 /// The breaker's bookkeeping, apart from any processor so that it can be tested alone.
 #[derive(Debug)]
 pub struct Breaker {
@@ -49,9 +61,11 @@ pub struct Breaker {
 
 impl Breaker {
     pub fn new(settings: BreakerSettings) -> Self {
+        let state = BreakerState::Closed { failures: 0 };
+        state.report();
         Self {
             settings,
-            state: Mutex::new(BreakerState::Closed { failures: 0 }),
+            state: Mutex::new(state),
         }
     }
 
@@ -66,6 +80,7 @@ impl Breaker {
             BreakerState::Closed { .. } => true,
             BreakerState::Open { until } if now >= until => {
                 *state = BreakerState::HalfOpen;
+                state.report();
                 tracing::info!("processor circuit half-open: probing");
                 true
             }
@@ -96,6 +111,7 @@ impl Breaker {
                 open
             }
         };
+        state.report();
     }
 }
 

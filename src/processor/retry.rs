@@ -50,12 +50,14 @@ impl RetryPolicy {
             let left = deadline.saturating_duration_since(Instant::now());
             let budget = self.limits.attempt_timeout.min(left);
             let span = tracing::info_span!("processor_attempt", what, attempt);
+            let started = Instant::now();
             let result = match timeout(budget, op()).instrument(span.clone()).await {
                 Ok(result) => result,
                 Err(_) => Err(ProcessorError::retryable(format!(
                     "no answer within {budget:?}"
                 ))),
             };
+            crate::metrics::record_processor_attempt(what, outcome(&result), started.elapsed());
             match &result {
                 Ok(_) => span.in_scope(|| tracing::info!(outcome = "ok")),
                 Err(e) => span.in_scope(|| tracing::warn!(outcome = %e)),
@@ -71,8 +73,19 @@ impl RetryPolicy {
             if Instant::now() + wait >= deadline {
                 return result;
             }
+            crate::metrics::record_processor_retry(what);
             tokio::time::sleep(wait).await;
         }
+    }
+}
+
+/// How an attempt ended, as the attempts metric labels it (a timeout is `retryable`).
+fn outcome<T>(result: &Result<T, ProcessorError>) -> &'static str {
+    match result {
+        Ok(_) => "ok",
+        Err(ProcessorError::Retryable { .. }) => "retryable",
+        Err(ProcessorError::CircuitOpen) => "circuit_open",
+        Err(ProcessorError::Fatal(_)) => "fatal",
     }
 }
 

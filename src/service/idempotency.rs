@@ -101,7 +101,10 @@ async fn next_action(
             now,
             lock_timeout,
         ) {
-            Decision::Reused => return Err(ApiError::IdempotencyKeyReused),
+            Decision::Reused => {
+                crate::metrics::record_idempotency_key_conflict(operation);
+                return Err(ApiError::IdempotencyKeyReused);
+            }
             Decision::InProgress {
                 retry_after_seconds,
             } => {
@@ -115,6 +118,7 @@ async fn next_action(
                     .as_deref()
                     .and_then(StoredOutcome::parse)
                     .ok_or_else(|| ApiError::internal("stored outcome unreadable"))?;
+                crate::metrics::record_idempotency_replay();
                 return Ok(NextAction::Replay {
                     outcome: Box::new(outcome),
                 });

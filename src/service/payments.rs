@@ -195,6 +195,7 @@ impl PaymentService {
         if let Some(created) =
             payment_writes::claim_and_create(&self.db, claim, &new, !input.confirm).await?
         {
+            crate::metrics::record_payment_created();
             self.changed(&created);
             if !input.confirm {
                 return Ok(PaymentResult::made(created));
@@ -226,6 +227,7 @@ impl PaymentService {
                 };
                 let created =
                     payment_writes::create_for_key(&self.db, new, key_ref, !input.confirm).await?;
+                crate::metrics::record_payment_created();
                 self.changed(&created);
                 created
             }

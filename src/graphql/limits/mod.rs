@@ -190,6 +190,7 @@ impl GuardedRequest {
                 Ok(())
             }
             Err(throttled) => {
+                crate::metrics::record_throttled();
                 self.record(Charge {
                     account: account.to_string(),
                     requested,
@@ -249,6 +250,7 @@ impl Extension for GuardedRequest {
             let (actual, status) = match &charge.plan {
                 Some(plan) => {
                     let actual = plan.actual(&response.data).min(charge.requested);
+                    crate::metrics::record_cost_spent(actual);
                     let status = self
                         .shared
                         .throttle

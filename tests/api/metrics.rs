@@ -1,0 +1,449 @@
+//! Metrics for operators, read from `/metrics` of a gateway run as a process of its own (the
+//! recorder is process-wide) and parsed as the Prometheus text format.
+
+use std::collections::{BTreeSet, HashMap};
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use prometheus_parse::{Scrape, Value as Reading};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+use crate::helpers::{GatewayProcess, first_error_code};
+
+const METRICS_ON: (&str, &str) = ("GRAPHPAY_METRICS_LISTEN", "127.0.0.1:0");
+
+async fn scrape(gateway: &GatewayProcess) -> Scrape {
+    let address = gateway
+        .metrics_address
+        .as_ref()
+        .expect("metrics are served");
+    let response = gateway
+        .http
+        .get(format!("{address}/metrics"))
+        .send()
+        .await
+        .expect("scraped");
+    assert_eq!(response.status(), 200);
+    let content_type = response.headers()["content-type"]
+        .to_str()
+        .unwrap_or_default();
+    assert!(
+        content_type.starts_with("text/plain; version=0.0.4"),
+        "{content_type}"
+    );
+    let text = response.text().await.expect("a text body");
+    Scrape::parse(text.lines().map(|line| Ok(line.to_string()))).expect("the text format")
+}
+
+/// The value of the sample of `metric` whose labels are exactly `labels` (a histogram's count).
+fn reading(scrape: &Scrape, metric: &str, labels: &[(&str, &str)]) -> Option<f64> {
+    let wanted: HashMap<String, String> = labels
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let sample = scrape
+        .samples
+        .iter()
+        .find(|s| s.metric == metric && *s.labels == wanted)?;
+    match &sample.value {
+        Reading::Counter(v) | Reading::Gauge(v) | Reading::Untyped(v) => Some(*v),
+        Reading::Histogram(buckets) => buckets
+            .iter()
+            .find(|b| b.less_than == f64::INFINITY)
+            .map(|b| b.count),
+        Reading::Summary(_) => None,
+    }
+}
+
+/// Every `(operation, code)` pair counted in `graphpay_requests_total`, with its count.
+fn requests(scrape: &Scrape) -> HashMap<(String, String), f64> {
+    scrape
+        .samples
+        .iter()
+        .filter(|s| s.metric == "graphpay_requests_total")
+        .filter_map(|s| {
+            let Reading::Counter(v) = s.value else {
+                return None;
+            };
+            let label = |name| s.labels.get(name).unwrap_or_default().to_string();
+            Some(((label("operation"), label("code")), v))
+        })
+        .collect()
+}
+
+fn operations(scrape: &Scrape) -> BTreeSet<String> {
+    requests(scrape).into_keys().map(|(op, _)| op).collect()
+}
+
+const CREATE: &str = "mutation Pay($input: CreatePaymentInput!, $key: String!) {
+    createPayment(input: $input, idempotencyKey: $key) { replayed payment { id status } }
+}";
+
+fn payment(amount: i64) -> Value {
+    json!({"amount": amount, "currency": "USD", "source": "tok_visa"})
+}
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A `graphql-transport-ws` connection, acknowledged.
+async fn subscriptions(gateway: &GatewayProcess) -> Socket {
+    let url = format!("{}/graphql/ws", gateway.address.replace("http://", "ws://"));
+    let mut request = url.into_client_request().expect("a request");
+    request.headers_mut().insert(
+        "sec-websocket-protocol",
+        "graphql-transport-ws".parse().expect("a header value"),
+    );
+    let (mut socket, _) = tokio_tungstenite::connect_async(request)
+        .await
+        .expect("connected");
+    let init = json!({"type": "connection_init", "payload": {"Authorization": format!("Bearer {}", gateway.key)}});
+    socket.send(Message::text(init.to_string())).await.unwrap();
+    assert_eq!(next_message(&mut socket).await["type"], "connection_ack");
+    socket
+}
+
+async fn next_message(socket: &mut Socket) -> Value {
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
+            .await
+            .expect("a message within 10 s")
+            .expect("the socket is open")
+            .expect("a message");
+        if let Message::Text(text) = message {
+            return serde_json::from_str(&text).expect("JSON");
+        }
+    }
+}
+
+async fn subscribe(socket: &mut Socket, id: &str, query: &str) {
+    let message = json!({"id": id, "type": "subscribe", "payload": {"query": query}});
+    socket
+        .send(Message::text(message.to_string()))
+        .await
+        .unwrap();
+}
+
+/// Scrapes until `metric{labels}` reads `value` (a subscription's start is counted by the
+/// server without telling the client), at most 10 s.
+async fn wait_for(gateway: &GatewayProcess, metric: &str, labels: &[(&str, &str)], value: f64) {
+    for _ in 0..100 {
+        if reading(&scrape(gateway).await, metric, labels) == Some(value) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{metric}{labels:?} never read {value}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_count_exactly_the_requests_made_and_what_they_decided() {
+    let gateway = GatewayProcess::start(&[METRICS_ON, ("DATABASE_MAX_CONNECTIONS", "7")]);
+
+    // Two subscriptions: one starts and waits for events, one is refused.
+    let mut socket = subscriptions(&gateway).await;
+    subscribe(
+        &mut socket,
+        "live",
+        "subscription { paymentUpdated { id } }",
+    )
+    .await;
+    wait_for(
+        &gateway,
+        "graphpay_requests_total",
+        &[("operation", "paymentUpdated"), ("code", "OK")],
+        1.0,
+    )
+    .await;
+    subscribe(
+        &mut socket,
+        "refused",
+        "subscription { paymentUpdated(id: \"nope\") { id } }",
+    )
+    .await;
+    let refused = loop {
+        let message = next_message(&mut socket).await;
+        if message["id"] == "refused" {
+            break message;
+        }
+    };
+    assert_eq!(
+        refused["payload"]["errors"][0]["extensions"]["code"], "BAD_USER_INPUT",
+        "{refused}"
+    );
+
+    for _ in 0..5 {
+        let (status, body) = gateway
+            .post("query Viewer { viewer { id } }", json!({}))
+            .await;
+        assert_eq!(status, 200, "{body}");
+        assert!(body.get("errors").is_none(), "{body}");
+    }
+    let (status, _) = gateway
+        .post_as(Some("gpk_not_a_key"), "{ viewer { id } }", json!({}))
+        .await;
+    assert_eq!(status, 401);
+    let not_json = gateway
+        .http
+        .post(format!("{}/graphql", gateway.address))
+        .bearer_auth(&gateway.key)
+        .body("not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(not_json.status(), 400);
+    let (_, body) = gateway.post("{ viewer { id ", json!({})).await;
+    assert_eq!(first_error_code(&body), "GRAPHQL_PARSE_FAILED");
+
+    let first = json!({"input": payment(1500), "key": "order-1"});
+    let (_, body) = gateway.post(CREATE, first.clone()).await;
+    assert_eq!(body["data"]["createPayment"]["replayed"], false, "{body}");
+    let (_, body) = gateway.post(CREATE, first).await;
+    assert_eq!(body["data"]["createPayment"]["replayed"], true, "{body}");
+    let (_, body) = gateway
+        .post(CREATE, json!({"input": payment(2500), "key": "order-1"}))
+        .await;
+    assert_eq!(first_error_code(&body), "IDEMPOTENCY_KEY_REUSED");
+    let (_, body) = gateway.post("{ viewer { nope } }", json!({})).await;
+    assert_eq!(first_error_code(&body), "GRAPHQL_VALIDATION_FAILED");
+
+    let scraped = scrape(&gateway).await;
+    let counted = requests(&scraped);
+    let expected: HashMap<(String, String), f64> = [
+        ("paymentUpdated", "OK", 1.0),
+        ("paymentUpdated", "BAD_USER_INPUT", 1.0),
+        ("viewer", "OK", 5.0),
+        ("unknown", "UNAUTHENTICATED", 1.0),
+        ("unknown", "GRAPHQL_PARSE_FAILED", 2.0),
+        ("createPayment", "OK", 2.0),
+        ("createPayment", "IDEMPOTENCY_KEY_REUSED", 1.0),
+        ("viewer", "GRAPHQL_VALIDATION_FAILED", 1.0),
+    ]
+    .into_iter()
+    .map(|(op, code, n)| ((op.to_string(), code.to_string()), n))
+    .collect();
+    assert_eq!(
+        counted, expected,
+        "every request counted once, under its label"
+    );
+    for ((operation, code), n) in &expected {
+        let labels = [("operation", operation.as_str()), ("code", code.as_str())];
+        assert_eq!(
+            reading(&scraped, "graphpay_request_duration_seconds", &labels),
+            Some(*n),
+            "one duration per request: {labels:?}"
+        );
+    }
+
+    let one = |metric, labels: &[(&str, &str)]| reading(&scraped, metric, labels);
+    assert_eq!(one("graphpay_payments_created_total", &[]), Some(1.0));
+    assert_eq!(one("graphpay_idempotency_replays_total", &[]), Some(1.0));
+    assert_eq!(
+        one(
+            "graphpay_idempotency_key_conflicts_total",
+            &[("operation", "createPayment")]
+        ),
+        Some(1.0)
+    );
+    assert_eq!(
+        one(
+            "graphpay_processor_attempts_total",
+            &[("operation", "charge"), ("outcome", "ok")]
+        ),
+        Some(1.0),
+        "the replay did not call the processor"
+    );
+    assert_eq!(
+        one(
+            "graphpay_processor_attempt_duration_seconds",
+            &[("operation", "charge")]
+        ),
+        Some(1.0)
+    );
+    assert_eq!(
+        one(
+            "graphpay_processor_retries_total",
+            &[("operation", "charge")]
+        ),
+        None
+    );
+
+    assert_eq!(one("graphpay_db_pool_max_connections", &[]), Some(7.0));
+    let idle = one("graphpay_db_pool_connections", &[("state", "idle")]).expect("idle");
+    let in_use = one("graphpay_db_pool_connections", &[("state", "in_use")]).expect("in use");
+    assert!(
+        idle >= 1.0 && idle + in_use <= 7.0,
+        "idle {idle}, in use {in_use}"
+    );
+
+    #[cfg(target_os = "linux")]
+    {
+        let api = gateway
+            .address
+            .rsplit(':')
+            .next()
+            .unwrap()
+            .parse::<u16>()
+            .unwrap();
+        let metrics = gateway.metrics_address.as_ref().unwrap();
+        let metrics = metrics.rsplit(':').next().unwrap().parse::<u16>().unwrap();
+        let mut both = vec![api, metrics];
+        both.sort_unstable();
+        assert_eq!(gateway.listening_ports(), both);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_operation_names_add_at_most_one_operation_label() {
+    let gateway = GatewayProcess::start(&[METRICS_ON]);
+    let before = operations(&scrape(&gateway).await);
+
+    let statuses: Vec<u16> = futures_util::stream::iter(0..1000)
+        .map(|_| {
+            let query = format!("query Rand{} {{ viewer {{ id }} }}", rand::random::<u32>());
+            let gateway = &gateway;
+            async move { gateway.post(&query, json!({})).await.0 }
+        })
+        .buffer_unordered(16)
+        .collect()
+        .await;
+    assert!(statuses.iter().all(|s| *s == 200));
+    let scraped = scrape(&gateway).await;
+    let after = operations(&scraped);
+    assert!(after.len() <= before.len() + 1, "{before:?} -> {after:?}");
+    assert_eq!(
+        reading(
+            &scraped,
+            "graphpay_requests_total",
+            &[("operation", "viewer"), ("code", "OK")]
+        ),
+        Some(1000.0)
+    );
+
+    // Root fields the schema lacks, and operation names that are not in the document.
+    for _ in 0..100 {
+        let n = rand::random::<u32>();
+        let (_, body) = gateway
+            .post(&format!("query Q{n} {{ field{n} {{ id }} }}"), json!({}))
+            .await;
+        assert_eq!(first_error_code(&body), "GRAPHQL_VALIDATION_FAILED");
+        let named = json!({"query": "query A { viewer { id } }", "operationName": format!("B{n}")});
+        gateway
+            .http
+            .post(format!("{}/graphql", gateway.address))
+            .bearer_auth(&gateway.key)
+            .json(&named)
+            .send()
+            .await
+            .unwrap();
+    }
+    let last = operations(&scrape(&gateway).await);
+    assert_eq!(
+        last.difference(&after).collect::<Vec<_>>(),
+        ["unknown"],
+        "all of them are `unknown`"
+    );
+}
+
+#[tokio::test]
+async fn without_the_setting_no_metrics_are_served() {
+    let gateway = GatewayProcess::start(&[]);
+    assert_eq!(gateway.metrics_address, None, "no metrics address printed");
+    #[cfg(target_os = "linux")]
+    {
+        let api = gateway
+            .address
+            .rsplit(':')
+            .next()
+            .unwrap()
+            .parse::<u16>()
+            .unwrap();
+        assert_eq!(
+            gateway.listening_ports(),
+            [api],
+            "the API's port and no other"
+        );
+    }
+    let (status, _) = gateway.post("{ viewer { id } }", json!({})).await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_processor_shows_as_failed_attempts_retries_and_an_open_breaker() {
+    let closed_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let processor = format!("http://127.0.0.1:{closed_port}");
+    let gateway = GatewayProcess::start(&[
+        METRICS_ON,
+        ("PROCESSOR_URL", &processor),
+        ("PROCESSOR_MAX_RETRIES", "2"),
+        ("PROCESSOR_BACKOFF_BASE_MS", "1"),
+        ("PROCESSOR_BREAKER_THRESHOLD", "3"),
+        ("PROCESSOR_BREAKER_COOLDOWN_MS", "600000"),
+    ]);
+    let before = scrape(&gateway).await;
+    assert_eq!(
+        reading(&before, "graphpay_processor_breaker_state", &[]),
+        Some(0.0),
+        "closed"
+    );
+
+    let (_, body) = gateway
+        .post(CREATE, json!({"input": payment(100), "key": "down-1"}))
+        .await;
+    assert_eq!(first_error_code(&body), "PROCESSOR_UNAVAILABLE");
+    let scraped = scrape(&gateway).await;
+    let charge = |outcome| [("operation", "charge"), ("outcome", outcome)];
+    assert_eq!(
+        reading(
+            &scraped,
+            "graphpay_processor_attempts_total",
+            &charge("retryable")
+        ),
+        Some(3.0),
+        "one try and two retries"
+    );
+    assert_eq!(
+        reading(
+            &scraped,
+            "graphpay_processor_retries_total",
+            &[("operation", "charge")]
+        ),
+        Some(2.0)
+    );
+    assert_eq!(
+        reading(&scraped, "graphpay_processor_breaker_state", &[]),
+        Some(1.0),
+        "open after three failures"
+    );
+
+    let (_, body) = gateway
+        .post(CREATE, json!({"input": payment(100), "key": "down-2"}))
+        .await;
+    assert_eq!(first_error_code(&body), "PROCESSOR_UNAVAILABLE");
+    let scraped = scrape(&gateway).await;
+    assert_eq!(
+        reading(
+            &scraped,
+            "graphpay_processor_attempts_total",
+            &charge("circuit_open")
+        ),
+        Some(1.0),
+        "the open circuit fails fast, without retries"
+    );
+    assert_eq!(
+        reading(
+            &scraped,
+            "graphpay_requests_total",
+            &[
+                ("operation", "createPayment"),
+                ("code", "PROCESSOR_UNAVAILABLE")
+            ]
+        ),
+        Some(2.0)
+    );
+}
