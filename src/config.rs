@@ -37,6 +37,11 @@ pub struct DatabaseArgs {
     /// How long a statement waits on a busy SQLite database before it fails, in milliseconds.
     #[arg(long, env = "SQLITE_BUSY_TIMEOUT_MS", default_value_t = 10_000)]
     pub sqlite_busy_timeout_ms: u64,
+
+    /// How long a statement waits for a pooled database connection (opening one included)
+    /// before it fails, in milliseconds: how soon a database that is down is reported.
+    #[arg(long, env = "DATABASE_ACQUIRE_TIMEOUT_MS", default_value_t = 3_000)]
+    pub database_acquire_timeout_ms: u64,
 }
 
 impl DatabaseArgs {
@@ -46,6 +51,7 @@ impl DatabaseArgs {
             schema: self.database_schema.clone(),
             max_connections: self.database_max_connections.max(1),
             busy_timeout: Duration::from_millis(self.sqlite_busy_timeout_ms),
+            acquire_timeout: Duration::from_millis(self.database_acquire_timeout_ms.max(1)),
         }
     }
 }
@@ -280,6 +286,7 @@ impl SandboxArgs {
                 schema: None,
                 max_connections: 16,
                 busy_timeout: Duration::from_secs(10),
+                acquire_timeout: Duration::from_secs(3),
             },
             webhooks,
         })

@@ -97,6 +97,7 @@ async fn drop_pg_schema(url: &str, schema: &str) {
         schema: None,
         max_connections: 1,
         busy_timeout: Duration::from_secs(5),
+        acquire_timeout: Duration::from_secs(30),
     };
     if let Ok(db) = Db::connect(&config).await {
         let _ =
@@ -128,6 +129,7 @@ fn fresh_database(backend: Backend) -> (DbConfig, TestDatabase) {
                 schema: None,
                 max_connections: 8,
                 busy_timeout: Duration::from_secs(30),
+                acquire_timeout: Duration::from_secs(30),
             };
             (config, TestDatabase::Sqlite { _dir: dir })
         }
@@ -139,6 +141,7 @@ fn fresh_database(backend: Backend) -> (DbConfig, TestDatabase) {
                 schema: Some(schema.clone()),
                 max_connections: 8,
                 busy_timeout: Duration::from_secs(30),
+                acquire_timeout: Duration::from_secs(30),
             };
             (config, TestDatabase::Postgres { url, schema })
         }
