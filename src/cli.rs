@@ -30,7 +30,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run the gateway (migrates the database first).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Apply pending database migrations and exit.
     Migrate(DatabaseArgs),
     /// Print the GraphQL schema (SDL), as committed in schema.graphql.
@@ -89,7 +89,9 @@ pub enum KeyCommand {
 /// Runs a parsed command line; the error is printed by `main`.
 pub async fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
-        Command::Serve(args) => startup::serve(args.into()).await.map_err(|e| e.to_string()),
+        Command::Serve(args) => startup::serve((*args).into())
+            .await
+            .map_err(|e| e.to_string()),
         Command::Migrate(database) => {
             Db::migrate(&database.db_config())
                 .await

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::Args;
 
+use crate::http::ConnectionLimits;
 use crate::persistence::DbConfig;
 use crate::processor::CallLimits;
 use crate::processor::breaker::BreakerSettings;
@@ -56,6 +57,41 @@ impl DatabaseArgs {
     }
 }
 
+/// Limits on client connections: how many may be open, and how long each may take over
+/// what it sends.
+#[derive(Args, Clone, Debug)]
+pub struct ConnectionArgs {
+    /// Most client connections open at once, WebSockets included; a connection beyond it is
+    /// closed as soon as it is accepted.
+    #[arg(long, env = "GRAPHPAY_MAX_CONNECTIONS", default_value_t = 1_024)]
+    pub max_connections: usize,
+
+    /// Seconds a client has to send a request's headers: from opening the connection for its
+    /// first request, from the first byte for later ones. Then the connection is closed.
+    #[arg(long, env = "GRAPHPAY_HEADER_READ_TIMEOUT_SECS", default_value_t = 10)]
+    pub header_read_timeout_secs: u64,
+
+    /// Seconds a client has to send a request's body, once its headers are in; then the
+    /// request is answered 408 and the connection closed.
+    #[arg(long, env = "GRAPHPAY_BODY_READ_TIMEOUT_SECS", default_value_t = 30)]
+    pub body_read_timeout_secs: u64,
+
+    /// Seconds a keep-alive connection may stay idle between a response and the next request.
+    #[arg(long, env = "GRAPHPAY_IDLE_TIMEOUT_SECS", default_value_t = 75)]
+    pub idle_timeout_secs: u64,
+}
+
+impl ConnectionArgs {
+    pub fn limits(&self) -> ConnectionLimits {
+        ConnectionLimits {
+            max_connections: self.max_connections.max(1),
+            header_read_timeout: Duration::from_secs(self.header_read_timeout_secs.max(1)),
+            body_read_timeout: Duration::from_secs(self.body_read_timeout_secs.max(1)),
+            idle_timeout: Duration::from_secs(self.idle_timeout_secs.max(1)),
+        }
+    }
+}
+
 /// Settings of `graphpay serve`.
 #[derive(Args, Clone, Debug)]
 pub struct ServeArgs {
@@ -65,6 +101,9 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub database: DatabaseArgs,
+
+    #[command(flatten)]
+    pub connections: ConnectionArgs,
 
     /// Do not create a demo account when the database has no accounts.
     #[arg(long, env = "GRAPHPAY_NO_DEMO", default_value_t = false)]
@@ -173,6 +212,7 @@ pub struct Config {
     pub webhook_secret: Option<String>,
     pub sandbox_webhook_delay: Duration,
     pub reconcile: ReconcileSettings,
+    pub connections: ConnectionLimits,
 }
 
 impl From<ServeArgs> for Config {
@@ -210,6 +250,7 @@ impl From<ServeArgs> for Config {
                 pending_ttl: Duration::from_secs(args.pending_ttl_secs),
                 processing_deadline: Duration::from_secs(args.processing_deadline_secs),
             },
+            connections: args.connections.limits(),
         }
     }
 }
@@ -236,6 +277,7 @@ impl Config {
                 pending_ttl: Duration::from_secs(86_400),
                 processing_deadline: Duration::from_secs(600),
             },
+            connections: ConnectionLimits::default(),
         }
     }
 }
@@ -290,5 +332,28 @@ impl SandboxArgs {
             },
             webhooks,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use clap::Parser;
+
+    use super::{Config, ServeArgs};
+    use crate::http::ConnectionLimits;
+
+    #[derive(Parser)]
+    struct Serve {
+        #[command(flatten)]
+        args: ServeArgs,
+    }
+
+    #[test]
+    fn serve_without_flags_has_the_connection_defaults_of_a_test_config() {
+        let config = Config::from(Serve::parse_from(["graphpay"]).args);
+        assert_eq!(config.connections, ConnectionLimits::default());
+        assert_eq!(config.database.acquire_timeout, Duration::from_secs(3));
     }
 }

@@ -5,8 +5,10 @@
 
 use std::time::Duration;
 
+use graphpay::config::Config;
 use graphpay::persistence::{Db, DbConfig, accounts};
 use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::helpers::{Backend, TestApp, first_error_code};
@@ -14,6 +16,173 @@ use crate::helpers::{Backend, TestApp, first_error_code};
 /// How long a test waits for the gateway to do what it must; far above the deadlines the
 /// tests configure (about a second), so a loaded machine does not fail them.
 const BOUND: Duration = Duration::from_secs(10);
+
+async fn spawn(adjust: impl FnOnce(&mut Config)) -> TestApp {
+    TestApp::spawn_with(Backend::Sqlite, adjust).await
+}
+
+fn host(app: &TestApp) -> String {
+    app.address.trim_start_matches("http://").to_string()
+}
+
+async fn connect(app: &TestApp) -> TcpStream {
+    TcpStream::connect(host(app)).await.expect("connects")
+}
+
+fn get(app: &TestApp, path: &str) -> String {
+    format!("GET {path} HTTP/1.1\r\nHost: {}\r\n\r\n", host(app))
+}
+
+/// Reads until the gateway closes the connection (an end of stream or a reset) and returns
+/// what it sent first; fails if the connection is still open after `BOUND`.
+async fn read_until_closed(stream: &mut TcpStream) -> String {
+    let mut received = Vec::new();
+    let mut buf = [0u8; 4096];
+    let closed = tokio::time::timeout(BOUND, async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => received.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    let received = String::from_utf8_lossy(&received).to_string();
+    assert!(
+        closed.is_ok(),
+        "the connection was still open after {BOUND:?}; received {received:?}"
+    );
+    received
+}
+
+/// Reads one whole response (head and `content-length` body) from a kept-alive connection.
+async fn read_response(stream: &mut TcpStream) -> String {
+    let mut received = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        if let Some(end) = received.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&received[..end]).to_ascii_lowercase();
+            let length = head
+                .lines()
+                .find_map(|line| line.strip_prefix("content-length:"))
+                .map_or(0, |v| v.trim().parse::<usize>().expect("a length"));
+            if received.len() >= end + 4 + length {
+                return String::from_utf8_lossy(&received[..end + 4 + length]).to_string();
+            }
+        }
+        let n = tokio::time::timeout(BOUND, stream.read(&mut buf))
+            .await
+            .expect("a response in time")
+            .expect("the connection stays readable");
+        assert!(n > 0, "closed before a whole response came");
+        received.extend_from_slice(&buf[..n]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_slow_to_send_its_headers_is_disconnected() {
+    let app = spawn(|c| c.connections.header_read_timeout = Duration::from_secs(1)).await;
+    let mut silent = connect(&app).await;
+    let mut partial = connect(&app).await;
+    let head = format!("GET /healthz HTTP/1.1\r\nHost: {}\r\n", host(&app));
+    partial.write_all(head.as_bytes()).await.unwrap();
+    assert_eq!(read_until_closed(&mut silent).await, "");
+    assert_eq!(read_until_closed(&mut partial).await, "");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declared_body_that_never_arrives_is_answered_408_and_closed() {
+    let app = spawn(|c| c.connections.body_read_timeout = Duration::from_secs(1)).await;
+    let mut stream = connect(&app).await;
+    let request = format!(
+        "POST /graphql HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Content-Length: 100\r\n\r\n{{\"query\":",
+        host(&app)
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let answer = read_until_closed(&mut stream).await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
+    let app = spawn(|c| {
+        c.connections.header_read_timeout = Duration::from_secs(60);
+        c.connections.idle_timeout = Duration::from_secs(1);
+    })
+    .await;
+    let mut stream = connect(&app).await;
+    stream
+        .write_all(get(&app, "/healthz").as_bytes())
+        .await
+        .unwrap();
+    let answer = read_response(&mut stream).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert_eq!(read_until_closed(&mut stream).await, "");
+}
+
+/// hyper's own header timer would run from the end of the previous response; ours waits for
+/// the next request's first byte, so a keep-alive pause longer than the header timeout is fine.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pause_between_requests_does_not_count_against_the_header_timeout() {
+    let app = spawn(|c| {
+        c.connections.header_read_timeout = Duration::from_secs(1);
+        c.connections.idle_timeout = Duration::from_secs(60);
+    })
+    .await;
+    let mut stream = connect(&app).await;
+    for _ in 0..2 {
+        stream
+            .write_all(get(&app, "/healthz").as_bytes())
+            .await
+            .unwrap();
+        let answer = read_response(&mut stream).await;
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        tokio::time::sleep(Duration::from_millis(2_500)).await;
+    }
+}
+
+/// `/healthz` on a new connection, retried while the gateway is still freeing a slot.
+async fn healthz_on_a_new_connection(app: &TestApp) {
+    let request = format!(
+        "GET /healthz HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        host(app)
+    );
+    let served = tokio::time::timeout(BOUND, async {
+        loop {
+            let mut stream = connect(app).await;
+            let _ = stream.write_all(request.as_bytes()).await;
+            let mut answer = String::new();
+            let _ = stream.read_to_string(&mut answer).await;
+            if answer.starts_with("HTTP/1.1 200") {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    assert!(served.is_ok(), "no slot was freed for /healthz");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_over_the_cap_is_closed_and_a_freed_slot_serves_again() {
+    let app = spawn(|c| {
+        c.connections.max_connections = 2;
+        c.connections.header_read_timeout = Duration::from_secs(60);
+    })
+    .await;
+    let first = connect(&app).await;
+    let _second = connect(&app).await;
+    let mut third = connect(&app).await;
+    let _ = third.write_all(get(&app, "/healthz").as_bytes()).await;
+    assert_eq!(
+        read_until_closed(&mut third).await,
+        "",
+        "no answer over the cap"
+    );
+    drop(first);
+    healthz_on_a_new_connection(&app).await;
+}
 
 /// A TCP forwarder in front of PostgreSQL that can be taken down (its port then refuses
 /// connections and every forwarded connection is cut) and brought back on the same port.
