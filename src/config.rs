@@ -79,6 +79,14 @@ pub struct ConnectionArgs {
     /// Seconds a keep-alive connection may stay idle between a response and the next request.
     #[arg(long, env = "GRAPHPAY_IDLE_TIMEOUT_SECS", default_value_t = 75)]
     pub idle_timeout_secs: u64,
+
+    /// Seconds a WebSocket has to send `connection_init`; then it is closed with 4408.
+    #[arg(long, env = "GRAPHPAY_WS_INIT_TIMEOUT_SECS", default_value_t = 10)]
+    pub ws_init_timeout_secs: u64,
+
+    /// Largest WebSocket message (and frame) accepted, in bytes.
+    #[arg(long, env = "GRAPHPAY_WS_MAX_MESSAGE_BYTES", default_value_t = 262_144)]
+    pub ws_max_message_bytes: usize,
 }
 
 impl ConnectionArgs {
@@ -88,6 +96,8 @@ impl ConnectionArgs {
             header_read_timeout: Duration::from_secs(self.header_read_timeout_secs.max(1)),
             body_read_timeout: Duration::from_secs(self.body_read_timeout_secs.max(1)),
             idle_timeout: Duration::from_secs(self.idle_timeout_secs.max(1)),
+            ws_init_timeout: Duration::from_secs(self.ws_init_timeout_secs.max(1)),
+            ws_max_message_size: self.ws_max_message_bytes.max(1_024),
         }
     }
 }

@@ -42,7 +42,7 @@ pub struct AppState {
     pub webhook_secret: Arc<[u8]>,
     /// Payment changes, for webhooks to announce and subscriptions to hear.
     pub feed: PaymentFeed,
-    /// Deadlines for client connections and request bodies.
+    /// Deadlines and sizes for client connections, request bodies and WebSockets.
     pub connections: ConnectionLimits,
 }
 

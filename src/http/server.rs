@@ -53,6 +53,10 @@ pub struct ConnectionLimits {
     pub body_read_timeout: Duration,
     /// Longest a keep-alive connection may wait between a response and the next request.
     pub idle_timeout: Duration,
+    /// Longest a WebSocket may take to send `connection_init`.
+    pub ws_init_timeout: Duration,
+    /// Largest WebSocket message or frame accepted, in bytes.
+    pub ws_max_message_size: usize,
 }
 
 impl Default for ConnectionLimits {
@@ -62,6 +66,8 @@ impl Default for ConnectionLimits {
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(75),
+            ws_init_timeout: Duration::from_secs(10),
+            ws_max_message_size: 256 * 1024,
         }
     }
 }

@@ -5,11 +5,14 @@
 
 use std::time::Duration;
 
+use futures_util::{SinkExt, StreamExt};
 use graphpay::config::Config;
 use graphpay::persistence::{Db, DbConfig, accounts};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 use crate::helpers::{Backend, TestApp, first_error_code};
 
@@ -181,6 +184,133 @@ async fn a_connection_over_the_cap_is_closed_and_a_freed_slot_serves_again() {
         "no answer over the cap"
     );
     drop(first);
+    healthz_on_a_new_connection(&app).await;
+}
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A `graphql-transport-ws` socket that has sent nothing yet.
+async fn websocket(app: &TestApp) -> Socket {
+    let url = format!("{}/graphql/ws", app.address.replace("http://", "ws://"));
+    let mut request = url.into_client_request().unwrap();
+    request.headers_mut().insert(
+        "sec-websocket-protocol",
+        "graphql-transport-ws".parse().unwrap(),
+    );
+    tokio_tungstenite::connect_async(request)
+        .await
+        .expect("the WebSocket opens")
+        .0
+}
+
+async fn send(socket: &mut Socket, message: Value) {
+    socket
+        .send(Message::text(message.to_string()))
+        .await
+        .expect("sent");
+}
+
+fn init(key: &str) -> Value {
+    json!({"type": "connection_init", "payload": {"Authorization": format!("Bearer {key}")}})
+}
+
+/// The code of the close frame the gateway sends, skipping other messages; `None` when the
+/// socket ends without one. Fails if the socket is still open after `BOUND`.
+async fn close_code(socket: &mut Socket) -> Option<u16> {
+    let code = tokio::time::timeout(BOUND, async {
+        while let Some(Ok(message)) = socket.next().await {
+            if let Message::Close(frame) = message {
+                return frame.map(|f| u16::from(f.code));
+            }
+        }
+        None
+    })
+    .await;
+    code.unwrap_or_else(|_| panic!("the WebSocket was still open after {BOUND:?}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_websocket_that_never_sends_connection_init_is_closed_with_4408() {
+    let app = spawn(|c| c.connections.ws_init_timeout = Duration::from_secs(1)).await;
+    let mut socket = websocket(&app).await;
+    assert_eq!(close_code(&mut socket).await, Some(4408));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscribe_before_connection_init_is_closed_with_4401() {
+    let app = spawn(|_| {}).await;
+    let mut socket = websocket(&app).await;
+    let query = "subscription { paymentUpdated { id } }";
+    send(
+        &mut socket,
+        json!({"id": "1", "type": "subscribe", "payload": {"query": query}}),
+    )
+    .await;
+    assert_eq!(close_code(&mut socket).await, Some(4401));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_key_in_connection_init_is_closed_with_4403() {
+    let app = spawn(|_| {}).await;
+    let mut socket = websocket(&app).await;
+    send(&mut socket, init("gpk_wrong")).await;
+    assert_eq!(close_code(&mut socket).await, Some(4403));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_outside_the_protocol_is_closed_with_4400() {
+    let app = spawn(|_| {}).await;
+    let mut socket = websocket(&app).await;
+    send(&mut socket, json!({"type": "hello"})).await;
+    assert_eq!(close_code(&mut socket).await, Some(4400));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_websocket_message_over_the_size_limit_ends_the_connection_unanswered() {
+    let app = spawn(|c| c.connections.ws_max_message_size = 1_024).await;
+    let (_, key) = app.account("Alice").await;
+    let mut socket = websocket(&app).await;
+    let mut big = init(&key);
+    big["payload"]["padding"] = json!("x".repeat(4_096));
+    send(&mut socket, big).await;
+    let ended = tokio::time::timeout(BOUND, async {
+        while let Some(Ok(message)) = socket.next().await {
+            assert!(
+                !message.to_string().contains("connection_ack"),
+                "a message over the limit was read"
+            );
+            if message.is_close() {
+                break;
+            }
+        }
+    })
+    .await;
+    assert!(
+        ended.is_ok(),
+        "the WebSocket was still open after {BOUND:?}"
+    );
+}
+
+/// An upgraded connection keeps its place under the cap for as long as it is open.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_websocket_counts_against_the_connection_cap() {
+    let app = spawn(|c| c.connections.max_connections = 1).await;
+    let (_, key) = app.account("Alice").await;
+    let mut socket = websocket(&app).await;
+    send(&mut socket, init(&key)).await;
+    let ack = tokio::time::timeout(BOUND, socket.next())
+        .await
+        .expect("an answer in time");
+    assert!(format!("{ack:?}").contains("connection_ack"), "{ack:?}");
+    let mut other = connect(&app).await;
+    let _ = other.write_all(get(&app, "/healthz").as_bytes()).await;
+    assert_eq!(
+        read_until_closed(&mut other).await,
+        "",
+        "no answer over the cap"
+    );
+    drop(socket);
     healthz_on_a_new_connection(&app).await;
 }
 
