@@ -4,7 +4,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use clap::Args;
+use clap::builder::BoolishValueParser;
+use clap::{ArgAction, Args};
 
 use crate::http::ConnectionLimits;
 use crate::persistence::DbConfig;
@@ -115,8 +116,14 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub connections: ConnectionArgs,
 
-    /// Do not create a demo account when the database has no accounts.
-    #[arg(long, env = "GRAPHPAY_NO_DEMO", default_value_t = false)]
+    /// Do not create a demo account when the database has no accounts (the variable takes
+    /// 1/0, true/false, yes/no, on/off).
+    #[arg(
+        long,
+        env = "GRAPHPAY_NO_DEMO",
+        action = ArgAction::SetTrue,
+        value_parser = BoolishValueParser::new()
+    )]
     pub no_demo: bool,
 
     /// Deepest selection nesting a query may have.
