@@ -316,3 +316,13 @@ fn no_demo_takes_the_usual_boolean_spellings_and_the_flag() {
         "an unreadable boolean is refused"
     );
 }
+
+#[test]
+fn pretty_logs_into_a_pipe_carry_no_colour_codes() {
+    let (_, logs) = serve(&["--log-format", "pretty"], &[])
+        .expect("the gateway starts")
+        .stop();
+    let logs = logs.join("\n");
+    assert!(logs.contains("graphpay listening"), "{logs}");
+    assert!(!logs.contains('\u{1b}'), "colour codes in {logs:?}");
+}
