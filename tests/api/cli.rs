@@ -213,6 +213,7 @@ fn a_fresh_database_gets_a_demo_account_on_first_serve() {
 /// A `graphpay serve` on a fresh SQLite database, its output read line by line as it comes.
 struct Served {
     child: std::process::Child,
+    address: String,
     stdout: mpsc::Receiver<String>,
     stderr: mpsc::Receiver<String>,
     _dir: tempfile::TempDir,
@@ -274,6 +275,7 @@ fn serve(args: &[&str], env: &[(&str, &str)]) -> Result<Served, String> {
     }
     Ok(Served {
         child,
+        address,
         stdout,
         stderr,
         _dir: dir,
@@ -325,4 +327,62 @@ fn pretty_logs_into_a_pipe_carry_no_colour_codes() {
     let logs = logs.join("\n");
     assert!(logs.contains("graphpay listening"), "{logs}");
     assert!(!logs.contains('\u{1b}'), "colour codes in {logs:?}");
+}
+
+/// The processor's webhook is logged by ids, statuses and outcome, never with the payment's
+/// description (the merchant's free text) or its source.
+#[tokio::test]
+async fn a_handled_webhook_is_logged_without_the_payment_itself() {
+    let served = serve(
+        &["--log-format", "json"],
+        &[("SANDBOX_WEBHOOK_DELAY_MS", "0")],
+    )
+    .expect("the gateway starts");
+    let key = served
+        .stdout
+        .iter()
+        .find_map(|line| {
+            line.split_whitespace()
+                .last()
+                .filter(|w| w.starts_with("gpk_"))
+                .map(str::to_string)
+        })
+        .expect("the demo key");
+    let note = "ring twice, the dog is called Biscuit";
+    let created: Value = reqwest::Client::new()
+        .post(format!("{}/graphql", served.address))
+        .bearer_auth(&key)
+        .json(&json!({
+            "query": "mutation($input: CreatePaymentInput!) { createPayment(input: $input, idempotencyKey: \"k\") { payment { id status } } }",
+            "variables": {"input": {"amount": 500, "currency": "USD", "source": "tok_async", "description": note}},
+        }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = created["data"]["createPayment"]["payment"]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a payment: {created}"))
+        .to_string();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let handled = loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match served.stderr.recv_timeout(left) {
+            Ok(line) if line.contains("webhook handled") => break Some(line),
+            Ok(_) => continue,
+            Err(_) => break None,
+        }
+    };
+    let (_, _) = served.stop();
+    let line = handled.expect("a webhook was handled");
+    let logged: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(logged["payment"], id.as_str(), "{line}");
+    assert_eq!(logged["outcome"], "applied", "{line}");
+    assert_eq!(logged["status"], "SUCCEEDED", "{line}");
+    assert!(
+        !line.contains("Biscuit") && !line.contains("tok_async"),
+        "{line}"
+    );
 }
