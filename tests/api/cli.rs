@@ -81,6 +81,13 @@ fn help_documents_every_serve_setting_with_its_env_variable() {
         "DATABASE_SCHEMA",
         "LOG_FORMAT",
         "GRAPHPAY_NO_DEMO",
+        "DATABASE_ACQUIRE_TIMEOUT_MS",
+        "GRAPHPAY_MAX_CONNECTIONS",
+        "GRAPHPAY_HEADER_READ_TIMEOUT_SECS",
+        "GRAPHPAY_BODY_READ_TIMEOUT_SECS",
+        "GRAPHPAY_IDLE_TIMEOUT_SECS",
+        "GRAPHPAY_WS_INIT_TIMEOUT_SECS",
+        "GRAPHPAY_WS_MAX_MESSAGE_BYTES",
     ] {
         assert!(help.contains(env), "--help lacks {env}");
     }
