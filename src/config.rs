@@ -368,7 +368,7 @@ mod tests {
     }
 
     #[test]
-    fn serve_without_flags_has_the_connection_defaults_of_a_test_config() {
+    fn serve_without_flags_has_the_connection_limits_that_tests_start_with() {
         let config = Config::from(Serve::parse_from(["graphpay"]).args);
         assert_eq!(config.connections, ConnectionLimits::default());
         assert_eq!(config.database.acquire_timeout, Duration::from_secs(3));
