@@ -105,6 +105,7 @@ fn seed(url: &str, schema: &str, account: &str) -> Result<(), BoxError> {
             schema: Some(schema.to_string()),
             max_connections: 2,
             busy_timeout: std::time::Duration::from_secs(10),
+            acquire_timeout: std::time::Duration::from_secs(30),
         })
         .await?;
         let start = Timestamp::now().micros() - ROWS * 1_000_000;

@@ -451,6 +451,7 @@ async fn bench_sqlite(settings: &Settings) -> Result<(Vec<Row>, Vec<Control>), B
         schema: None,
         max_connections: 4,
         busy_timeout: Duration::from_secs(30),
+        acquire_timeout: Duration::from_secs(30),
     };
     eprintln!("sqlite: {}", path.display());
     Db::migrate(&config).await?;
@@ -467,6 +468,7 @@ async fn bench_postgres(settings: &Settings) -> Result<(Vec<Row>, Vec<Control>),
         schema: Some(schema.clone()),
         max_connections: 4,
         busy_timeout: Duration::from_secs(30),
+        acquire_timeout: Duration::from_secs(30),
     };
     eprintln!("postgres: schema {schema}");
     Db::migrate(&config).await?;

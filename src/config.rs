@@ -4,11 +4,13 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use clap::Args;
+use clap::builder::BoolishValueParser;
+use clap::{ArgAction, Args};
 
 use crate::graphql::limits::QueryLimits;
 use crate::graphql::limits::lexical::TextLimits;
 use crate::graphql::limits::shape::ShapeLimits;
+use crate::http::ConnectionLimits;
 use crate::persistence::DbConfig;
 use crate::processor::CallLimits;
 use crate::processor::breaker::BreakerSettings;
@@ -41,6 +43,11 @@ pub struct DatabaseArgs {
     /// How long a statement waits on a busy SQLite database before it fails, in milliseconds.
     #[arg(long, env = "SQLITE_BUSY_TIMEOUT_MS", default_value_t = 10_000)]
     pub sqlite_busy_timeout_ms: u64,
+
+    /// How long a statement waits for a pooled database connection (opening one included)
+    /// before it fails, in milliseconds: how soon a database that is down is reported.
+    #[arg(long, env = "DATABASE_ACQUIRE_TIMEOUT_MS", default_value_t = 3_000)]
+    pub database_acquire_timeout_ms: u64,
 }
 
 impl DatabaseArgs {
@@ -50,6 +57,52 @@ impl DatabaseArgs {
             schema: self.database_schema.clone(),
             max_connections: self.database_max_connections.max(1),
             busy_timeout: Duration::from_millis(self.sqlite_busy_timeout_ms),
+            acquire_timeout: Duration::from_millis(self.database_acquire_timeout_ms.max(1)),
+        }
+    }
+}
+
+/// Limits on client connections: how many may be open, and how long each may take over
+/// what it sends.
+#[derive(Args, Clone, Debug)]
+pub struct ConnectionArgs {
+    /// Most client connections open at once, WebSockets included; a connection beyond it is
+    /// closed as soon as it is accepted.
+    #[arg(long, env = "GRAPHPAY_MAX_CONNECTIONS", default_value_t = 1_024)]
+    pub max_connections: usize,
+
+    /// Seconds a client has to send a request's headers: from opening the connection for its
+    /// first request, from the first byte for later ones. Then the connection is closed.
+    #[arg(long, env = "GRAPHPAY_HEADER_READ_TIMEOUT_SECS", default_value_t = 10)]
+    pub header_read_timeout_secs: u64,
+
+    /// Seconds a client has to send a request's body, once its headers are in; then the
+    /// request is answered 408 and the connection closed.
+    #[arg(long, env = "GRAPHPAY_BODY_READ_TIMEOUT_SECS", default_value_t = 30)]
+    pub body_read_timeout_secs: u64,
+
+    /// Seconds a keep-alive connection may stay idle between a response and the next request.
+    #[arg(long, env = "GRAPHPAY_IDLE_TIMEOUT_SECS", default_value_t = 75)]
+    pub idle_timeout_secs: u64,
+
+    /// Seconds a WebSocket has to send `connection_init`; then it is closed with 4408.
+    #[arg(long, env = "GRAPHPAY_WS_INIT_TIMEOUT_SECS", default_value_t = 10)]
+    pub ws_init_timeout_secs: u64,
+
+    /// Largest WebSocket message (and frame) accepted, in bytes.
+    #[arg(long, env = "GRAPHPAY_WS_MAX_MESSAGE_BYTES", default_value_t = 262_144)]
+    pub ws_max_message_bytes: usize,
+}
+
+impl ConnectionArgs {
+    pub fn limits(&self) -> ConnectionLimits {
+        ConnectionLimits {
+            max_connections: self.max_connections.max(1),
+            header_read_timeout: Duration::from_secs(self.header_read_timeout_secs.max(1)),
+            body_read_timeout: Duration::from_secs(self.body_read_timeout_secs.max(1)),
+            idle_timeout: Duration::from_secs(self.idle_timeout_secs.max(1)),
+            ws_init_timeout: Duration::from_secs(self.ws_init_timeout_secs.max(1)),
+            ws_max_message_size: self.ws_max_message_bytes.max(1_024),
         }
     }
 }
@@ -69,8 +122,17 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub database: DatabaseArgs,
 
-    /// Do not create a demo account when the database has no accounts.
-    #[arg(long, env = "GRAPHPAY_NO_DEMO", default_value_t = false)]
+    #[command(flatten)]
+    pub connections: ConnectionArgs,
+
+    /// Do not create a demo account when the database has no accounts (the variable takes
+    /// 1/0, true/false, yes/no, on/off).
+    #[arg(
+        long,
+        env = "GRAPHPAY_NO_DEMO",
+        action = ArgAction::SetTrue,
+        value_parser = BoolishValueParser::new()
+    )]
     pub no_demo: bool,
 
     /// Deepest selection nesting a query may have.
@@ -226,6 +288,7 @@ pub struct Config {
     pub webhook_secret: Option<String>,
     pub sandbox_webhook_delay: Duration,
     pub reconcile: ReconcileSettings,
+    pub connections: ConnectionLimits,
 }
 
 impl From<ServeArgs> for Config {
@@ -278,6 +341,7 @@ impl From<ServeArgs> for Config {
                 pending_ttl: Duration::from_secs(args.pending_ttl_secs),
                 processing_deadline: Duration::from_secs(args.processing_deadline_secs),
             },
+            connections: args.connections.limits(),
         }
     }
 }
@@ -308,6 +372,7 @@ impl Config {
                 pending_ttl: Duration::from_secs(86_400),
                 processing_deadline: Duration::from_secs(600),
             },
+            connections: ConnectionLimits::default(),
         }
     }
 }
@@ -358,8 +423,32 @@ impl SandboxArgs {
                 schema: None,
                 max_connections: 16,
                 busy_timeout: Duration::from_secs(10),
+                acquire_timeout: Duration::from_secs(3),
             },
             webhooks,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use clap::Parser;
+
+    use super::{Config, ServeArgs};
+    use crate::http::ConnectionLimits;
+
+    #[derive(Parser)]
+    struct Serve {
+        #[command(flatten)]
+        args: ServeArgs,
+    }
+
+    #[test]
+    fn serve_without_flags_has_the_connection_limits_that_tests_start_with() {
+        let config = Config::from(Serve::parse_from(["graphpay"]).args);
+        assert_eq!(config.connections, ConnectionLimits::default());
+        assert_eq!(config.database.acquire_timeout, Duration::from_secs(3));
     }
 }

@@ -14,7 +14,7 @@ use crate::config::Config;
 use crate::domain::cursor::CursorCodec;
 use crate::domain::time::Timestamp;
 use crate::graphql::{self, Guards, SubscriptionSlots};
-use crate::http::{self, AppState, PlaygroundPage};
+use crate::http::{self, AppState, ConnectionLimits, PlaygroundPage};
 use crate::metrics::exporter::{MetricsError, MetricsListener};
 use crate::persistence::{Db, DbError, accounts, idempotency, settings};
 use crate::processor::breaker::CircuitBreaker;
@@ -49,8 +49,6 @@ pub enum StartupError {
         addr: SocketAddr,
         source: std::io::Error,
     },
-    #[error("server: {0}")]
-    Serve(std::io::Error),
     #[error("processor: {0}")]
     Processor(String),
     #[error("metrics: {0}")]
@@ -61,6 +59,7 @@ pub enum StartupError {
 pub struct Application {
     listener: TcpListener,
     router: axum::Router,
+    connections: ConnectionLimits,
     db: Db,
     /// Set when this start created the demo account: its id and API key.
     pub demo: Option<(String, String)>,
@@ -154,10 +153,12 @@ impl Application {
             max_body_bytes: config.max_body_bytes,
             webhook_secret: Arc::from(webhook_secret.into_bytes()),
             feed,
+            connections: config.connections,
         };
         Ok(Self {
             listener,
             router: http::router(state),
+            connections: config.connections,
             db,
             demo,
             housekeeper: Housekeeper {
@@ -186,23 +187,21 @@ impl Application {
     }
 
     /// Serves until `shutdown` completes, then stops accepting and lets requests in flight
-    /// finish before returning.
+    /// finish before returning. Connections are capped and bounded in time as
+    /// `config.connections` says (see `http::serve`).
     pub async fn run_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), StartupError> {
         let (stop, stopped) = watch::channel(false);
         let housekeeper = tokio::spawn(self.housekeeper.run(self.db.clone(), stopped));
-        let served = axum::serve(self.listener, self.router)
-            .with_graceful_shutdown(shutdown)
-            .await
-            .map_err(StartupError::Serve);
+        http::serve(self.listener, self.router, self.connections, shutdown).await;
         let _ = stop.send(true);
         let _ = housekeeper.await;
         if let Err(err) = self.db.close().await {
             tracing::warn!(error = %err, "closing the database pool failed");
         }
-        served
+        Ok(())
     }
 }
 

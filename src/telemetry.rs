@@ -1,6 +1,8 @@
 //! Tracing subscriber: human-readable by default, JSON lines for log collectors; `RUST_LOG`
 //! filters either.
 
+use std::io::IsTerminal;
+
 use tracing_subscriber::EnvFilter;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -15,6 +17,7 @@ pub fn init(format: LogFormat) {
         .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,sea_orm=warn,sea_orm_migration=warn"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(colours_wanted())
         .with_writer(std::io::stderr);
     let _ = match format {
         LogFormat::Pretty => builder.try_init(),
@@ -24,4 +27,10 @@ pub fn init(format: LogFormat) {
             .with_current_span(true)
             .try_init(),
     };
+}
+
+/// Colours only for a person at a terminal: a file or a pipe gets plain text. `NO_COLOR`
+/// (<https://no-color.org>) turns them off everywhere.
+fn colours_wanted() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }

@@ -1,5 +1,7 @@
 //! Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the database answers).
 
+use std::time::Duration;
+
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -11,18 +13,26 @@ pub async fn healthz() -> Json<Value> {
     Json(json!({"status": "ok"}))
 }
 
+/// How long the database may take to answer a readiness check: whoever asks (a load
+/// balancer, an orchestrator) needs an answer sooner than the pool would give up.
+const READINESS_DEADLINE: Duration = Duration::from_secs(1);
+
 pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
-    match state.db.ping().await {
-        Ok(()) => (
-            StatusCode::OK,
-            Json(json!({"status": "ok", "database": "ok"})),
-        ),
-        Err(err) => {
-            tracing::warn!(error = %err, "readiness check failed");
-            (
-                StatusCode::SERVICE_UNAVAILABLE,
-                Json(json!({"status": "unavailable", "database": "unreachable"})),
-            )
+    match tokio::time::timeout(READINESS_DEADLINE, state.db.ping()).await {
+        Ok(Ok(())) => {
+            return (
+                StatusCode::OK,
+                Json(json!({"status": "ok", "database": "ok"})),
+            );
         }
+        Ok(Err(err)) => tracing::warn!(error = %err, "readiness check failed"),
+        Err(_) => tracing::warn!(
+            deadline_ms = READINESS_DEADLINE.as_millis(),
+            "readiness check failed: the database did not answer in time"
+        ),
     }
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        Json(json!({"status": "unavailable", "database": "unreachable"})),
+    )
 }

@@ -1,9 +1,12 @@
-//! HTTP: the axum router, with request ids and tracing on every request.
+//! HTTP: the axum router, with request ids and tracing on every request, and the server
+//! that runs it over TCP.
 
 mod auth;
+mod body_deadline;
 mod graphql;
 mod health;
 mod playground;
+mod server;
 mod subscriptions;
 mod webhooks;
 
@@ -12,6 +15,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::http::{HeaderName, Request};
+use axum::middleware;
 use axum::routing::{get, post};
 use tower::ServiceBuilder;
 use tower_http::request_id::{
@@ -25,6 +29,7 @@ use crate::persistence::Db;
 use crate::service::feed::PaymentFeed;
 
 pub use playground::PlaygroundPage;
+pub use server::{ConnectionLimits, serve};
 
 /// What every handler can reach.
 #[derive(Clone)]
@@ -41,6 +46,8 @@ pub struct AppState {
     pub webhook_secret: Arc<[u8]>,
     /// Payment changes, for webhooks to announce and subscriptions to hear.
     pub feed: PaymentFeed,
+    /// Deadlines and sizes for client connections, request bodies and WebSockets.
+    pub connections: ConnectionLimits,
 }
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -76,6 +83,7 @@ pub fn router(state: AppState) -> Router {
             )
         })
         .on_response(DefaultOnResponse::new().level(Level::INFO));
+    let body_read_timeout = state.connections.body_read_timeout;
     Router::new()
         .route("/graphql", get(playground::page).post(graphql::execute))
         .route("/graphql/assets/{name}", get(playground::asset))
@@ -84,6 +92,10 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .with_state(state)
+        .layer(middleware::from_fn_with_state(
+            body_read_timeout,
+            body_deadline::limit,
+        ))
         .layer(
             ServiceBuilder::new()
                 .layer(SetRequestIdLayer::new(REQUEST_ID, UlidRequestId))

@@ -23,6 +23,9 @@ pub struct DbConfig {
     pub max_connections: u32,
     /// How long a statement waits for a busy SQLite database before failing.
     pub busy_timeout: Duration,
+    /// How long a statement waits for a pooled connection (including opening one) before
+    /// failing: how soon a database that is down or saturated is reported.
+    pub acquire_timeout: Duration,
 }
 
 /// How many connections the pool holds now, and may hold at most.
@@ -57,7 +60,7 @@ impl Db {
         let backend = backend_of(&config.url)?;
         tracing::Span::current().record("backend", tracing::field::debug(backend));
         if let (Backend::Postgres, Some(schema)) = (backend, &config.schema) {
-            create_schema(&config.url, schema).await?;
+            create_schema(config, schema).await?;
         }
         let mut conn = Database::connect(options(config, backend, config.max_connections)).await?;
         let statements = Arc::new(AtomicU64::new(0));
@@ -78,7 +81,7 @@ impl Db {
     pub async fn migrate(config: &DbConfig) -> Result<(), DbErr> {
         let backend = backend_of(&config.url)?;
         if let (Backend::Postgres, Some(schema)) = (backend, &config.schema) {
-            create_schema(&config.url, schema).await?;
+            create_schema(config, schema).await?;
         }
         let conn = Database::connect(options(config, backend, 1)).await?;
         let lock = |sql: &str| Statement::from_string(DbBackend::Postgres, sql.to_string());
@@ -202,7 +205,7 @@ fn options(config: &DbConfig, backend: Backend, max_connections: u32) -> Connect
     let mut opts = ConnectOptions::new(config.url.clone());
     opts.max_connections(max_connections)
         .min_connections(0)
-        .acquire_timeout(Duration::from_secs(30))
+        .acquire_timeout(config.acquire_timeout)
         .sqlx_logging(false);
     match backend {
         Backend::Sqlite => {
@@ -224,7 +227,7 @@ fn options(config: &DbConfig, backend: Backend, max_connections: u32) -> Connect
     opts
 }
 
-async fn create_schema(url: &str, schema: &str) -> Result<(), DbErr> {
+async fn create_schema(config: &DbConfig, schema: &str) -> Result<(), DbErr> {
     if !schema
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || b == b'_')
@@ -234,8 +237,10 @@ async fn create_schema(url: &str, schema: &str) -> Result<(), DbErr> {
             "schema name {schema:?} may contain only letters, digits and underscores"
         )));
     }
-    let mut opts = ConnectOptions::new(url.to_string());
-    opts.max_connections(1).sqlx_logging(false);
+    let mut opts = ConnectOptions::new(config.url.clone());
+    opts.max_connections(1)
+        .acquire_timeout(config.acquire_timeout)
+        .sqlx_logging(false);
     let conn = Database::connect(opts).await?;
     conn.execute_unprepared(&format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\""))
         .await?;

@@ -68,11 +68,32 @@ pub async fn receive(
             if let EventOutcome::Applied(payment) = &outcome {
                 feed.publish(payment);
             }
-            tracing::info!(event = %event.id, kind = %event.kind, ?outcome, "webhook handled");
+            log_handled(&event.id, &event.kind, &outcome);
             return Ok(Ok(outcome));
         }
     }
     Err(ApiError::internal(
         "webhook kept losing to concurrent writers",
     ))
+}
+
+/// One line per handled event: ids, statuses and what was done, never the payment itself (its
+/// description is the merchant's free text, its source a payment instrument).
+fn log_handled(event: &str, kind: &str, outcome: &EventOutcome) {
+    match outcome {
+        EventOutcome::Applied(payment) => tracing::info!(
+            event,
+            kind,
+            outcome = "applied",
+            payment = %payment.id,
+            status = %payment.status,
+            "webhook handled"
+        ),
+        EventOutcome::Duplicate => {
+            tracing::info!(event, kind, outcome = "duplicate", "webhook handled")
+        }
+        EventOutcome::Ignored(_) => {
+            tracing::info!(event, kind, outcome = "ignored", "webhook handled")
+        }
+    }
 }

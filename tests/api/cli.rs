@@ -1,7 +1,8 @@
 //! The `graphpay` binary, run as a user would.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
+use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -80,6 +81,13 @@ fn help_documents_every_serve_setting_with_its_env_variable() {
         "DATABASE_SCHEMA",
         "LOG_FORMAT",
         "GRAPHPAY_NO_DEMO",
+        "DATABASE_ACQUIRE_TIMEOUT_MS",
+        "GRAPHPAY_MAX_CONNECTIONS",
+        "GRAPHPAY_HEADER_READ_TIMEOUT_SECS",
+        "GRAPHPAY_BODY_READ_TIMEOUT_SECS",
+        "GRAPHPAY_IDLE_TIMEOUT_SECS",
+        "GRAPHPAY_WS_INIT_TIMEOUT_SECS",
+        "GRAPHPAY_WS_MAX_MESSAGE_BYTES",
     ] {
         assert!(help.contains(env), "--help lacks {env}");
     }
@@ -207,4 +215,181 @@ fn a_fresh_database_gets_a_demo_account_on_first_serve() {
     assert!(lines[1].contains("/graphql"), "{lines:?}");
     assert!(lines[2].contains("demo account acct_"), "{lines:?}");
     assert!(lines[3].contains("gpk_"), "{lines:?}");
+}
+
+/// A `graphpay serve` on a fresh SQLite database, its output read line by line as it comes.
+struct Served {
+    child: std::process::Child,
+    address: String,
+    stdout: mpsc::Receiver<String>,
+    stderr: mpsc::Receiver<String>,
+    _dir: tempfile::TempDir,
+}
+
+fn lines_of(reader: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(reader).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// Starts `graphpay serve` and waits until it answers; its stderr when it does not start.
+fn serve(args: &[&str], env: &[(&str, &str)]) -> Result<Served, String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = Command::new(BIN);
+    command
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .env("DATABASE_URL", sqlite_url(&dir))
+        .env("RUST_LOG", "info")
+        .env_remove("GRAPHPAY_NO_DEMO")
+        .env_remove("NO_COLOR")
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let stdout = lines_of(child.stdout.take().unwrap());
+    let stderr = lines_of(child.stderr.take().unwrap());
+    let Ok(first) = stdout.recv_timeout(Duration::from_secs(30)) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(stderr.iter().collect::<Vec<_>>().join("\n"));
+    };
+    let address = first.split_whitespace().last().unwrap().to_string();
+    let host = address.trim_start_matches("http://").to_string();
+    let started = std::time::Instant::now();
+    loop {
+        let mut answer = String::new();
+        if let Ok(mut stream) = std::net::TcpStream::connect(&host) {
+            let request =
+                format!("GET /healthz HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+            let _ = stream.write_all(request.as_bytes());
+            let _ = std::io::Read::read_to_string(&mut stream, &mut answer);
+        }
+        if answer.starts_with("HTTP/1.1 200") {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the gateway never answered"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(Served {
+        child,
+        address,
+        stdout,
+        stderr,
+        _dir: dir,
+    })
+}
+
+impl Served {
+    /// Stops the gateway; what it printed after its first line, and its logs.
+    fn stop(mut self) -> (Vec<String>, Vec<String>) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        (self.stdout.iter().collect(), self.stderr.iter().collect())
+    }
+}
+
+#[test]
+fn no_demo_takes_the_usual_boolean_spellings_and_the_flag() {
+    let demo_made = |args: &[&str], env: &[(&str, &str)]| {
+        let (printed, _) = serve(args, env).expect("the gateway starts").stop();
+        printed.iter().any(|line| line.contains("demo account"))
+    };
+    for yes in ["1", "true", "yes", "on", "TRUE"] {
+        assert!(
+            !demo_made(&[], &[("GRAPHPAY_NO_DEMO", yes)]),
+            "GRAPHPAY_NO_DEMO={yes}"
+        );
+    }
+    for no in ["0", "false", "no", "off"] {
+        assert!(
+            demo_made(&[], &[("GRAPHPAY_NO_DEMO", no)]),
+            "GRAPHPAY_NO_DEMO={no}"
+        );
+    }
+    assert!(!demo_made(&["--no-demo"], &[]));
+    assert!(demo_made(&[], &[]));
+    let refused = serve(&[], &[("GRAPHPAY_NO_DEMO", "maybe")]).err();
+    assert!(
+        refused
+            .is_some_and(|stderr| stderr.contains("GRAPHPAY_NO_DEMO") || stderr.contains("maybe")),
+        "an unreadable boolean is refused"
+    );
+}
+
+#[test]
+fn pretty_logs_into_a_pipe_carry_no_colour_codes() {
+    let (_, logs) = serve(&["--log-format", "pretty"], &[])
+        .expect("the gateway starts")
+        .stop();
+    let logs = logs.join("\n");
+    assert!(logs.contains("graphpay listening"), "{logs}");
+    assert!(!logs.contains('\u{1b}'), "colour codes in {logs:?}");
+}
+
+/// The processor's webhook is logged by ids, statuses and outcome, never with the payment's
+/// description (the merchant's free text) or its source.
+#[tokio::test]
+async fn a_handled_webhook_is_logged_without_the_payment_itself() {
+    let served = serve(
+        &["--log-format", "json"],
+        &[("SANDBOX_WEBHOOK_DELAY_MS", "0")],
+    )
+    .expect("the gateway starts");
+    let key = served
+        .stdout
+        .iter()
+        .find_map(|line| {
+            line.split_whitespace()
+                .last()
+                .filter(|w| w.starts_with("gpk_"))
+                .map(str::to_string)
+        })
+        .expect("the demo key");
+    let note = "ring twice, the dog is called Biscuit";
+    let created: Value = reqwest::Client::new()
+        .post(format!("{}/graphql", served.address))
+        .bearer_auth(&key)
+        .json(&json!({
+            "query": "mutation($input: CreatePaymentInput!) { createPayment(input: $input, idempotencyKey: \"k\") { payment { id status } } }",
+            "variables": {"input": {"amount": 500, "currency": "USD", "source": "tok_async", "description": note}},
+        }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = created["data"]["createPayment"]["payment"]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a payment: {created}"))
+        .to_string();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let handled = loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match served.stderr.recv_timeout(left) {
+            Ok(line) if line.contains("webhook handled") => break Some(line),
+            Ok(_) => continue,
+            Err(_) => break None,
+        }
+    };
+    let (_, _) = served.stop();
+    let line = handled.expect("a webhook was handled");
+    let logged: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(logged["payment"], id.as_str(), "{line}");
+    assert_eq!(logged["outcome"], "applied", "{line}");
+    assert_eq!(logged["status"], "SUCCEEDED", "{line}");
+    assert!(
+        !line.contains("Biscuit") && !line.contains("tok_async"),
+        "{line}"
+    );
 }

@@ -101,6 +101,7 @@ async fn drop_pg_schema(url: &str, schema: &str) {
         schema: None,
         max_connections: 1,
         busy_timeout: Duration::from_secs(5),
+        acquire_timeout: Duration::from_secs(30),
     };
     if let Ok(db) = Db::connect(&config).await {
         let _ =
@@ -132,6 +133,7 @@ fn fresh_database(backend: Backend) -> (DbConfig, TestDatabase) {
                 schema: None,
                 max_connections: 8,
                 busy_timeout: Duration::from_secs(30),
+                acquire_timeout: Duration::from_secs(30),
             };
             (config, TestDatabase::Sqlite { _dir: dir })
         }
@@ -143,6 +145,7 @@ fn fresh_database(backend: Backend) -> (DbConfig, TestDatabase) {
                 schema: Some(schema.clone()),
                 max_connections: 8,
                 busy_timeout: Duration::from_secs(30),
+                acquire_timeout: Duration::from_secs(30),
             };
             (config, TestDatabase::Postgres { url, schema })
         }

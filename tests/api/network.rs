@@ -32,6 +32,7 @@ fn sandbox_db(dir: &tempfile::TempDir) -> DbConfig {
         schema: None,
         max_connections: 8,
         busy_timeout: Duration::from_secs(30),
+        acquire_timeout: Duration::from_secs(30),
     }
 }
 
