@@ -164,9 +164,13 @@ pub struct ServeArgs {
     #[arg(long, env = "GRAPHPAY_RATE_LIMIT_CAPACITY", default_value_t = 1_000)]
     pub rate_limit_capacity: u64,
 
-    /// Points restored to each account's budget per second.
-    #[arg(long, env = "GRAPHPAY_RATE_LIMIT_RESTORE_RATE", default_value_t = 50)]
+    /// Points restored to each account's budget per second (at least 1).
+    #[arg(long, env = "GRAPHPAY_RATE_LIMIT_RESTORE_RATE", default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..))]
     pub rate_limit_restore_rate: u64,
+
+    /// Most fields one request may resolve; beyond it the rest answer `QUERY_TOO_COMPLEX`.
+    #[arg(long, env = "GRAPHPAY_MAX_RESOLVED_FIELDS", default_value_t = 50_000)]
+    pub max_resolved_fields: u64,
 
     /// Turns the query limits, cost and budgets off. For benchmarks only: never in production.
     #[arg(long, env = "GRAPHPAY_UNLIMITED_QUERIES", value_parser = clap::builder::BoolishValueParser::new(), default_value_t = false, hide = true)]
@@ -309,6 +313,7 @@ impl From<ServeArgs> for Config {
                     max_selections: args.max_selections,
                 },
                 max_cost: args.max_query_cost,
+                max_resolved_fields: args.max_resolved_fields,
             }),
             throttle: ThrottleSettings::new(args.rate_limit_capacity, args.rate_limit_restore_rate),
             max_subscriptions_per_account: args.max_subscriptions_per_account,

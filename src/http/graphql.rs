@@ -96,7 +96,20 @@ pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: Bo
             for request in requests {
                 responses.push(run(&state, request, &account_id).await);
             }
-            reply(StatusCode::OK, &BatchResponse::Batch(responses))
+            // Throttled operations make the whole answer a 429, as for a single one; the
+            // others' results are in it all the same.
+            let throttled = responses.iter().filter_map(retry_after).max();
+            let status = match throttled {
+                Some(_) => StatusCode::TOO_MANY_REQUESTS,
+                None => StatusCode::OK,
+            };
+            let mut answer = reply(status, &BatchResponse::Batch(responses));
+            if let Some(seconds) = throttled {
+                answer
+                    .headers_mut()
+                    .insert(RETRY_AFTER, HeaderValue::from(seconds));
+            }
+            answer
         }
     }
 }

@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -100,6 +101,8 @@ struct Bucket {
 pub struct Throttle {
     settings: ThrottleSettings,
     buckets: Mutex<HashMap<String, Bucket>>,
+    /// The clock's second at the last pruning.
+    pruned_at: AtomicU64,
 }
 
 /// Beyond this many buckets, full ones are dropped (a full bucket is the same as none).
@@ -110,6 +113,7 @@ impl Throttle {
         Self {
             settings,
             buckets: Mutex::new(HashMap::new()),
+            pruned_at: AtomicU64::new(0),
         }
     }
 
@@ -147,6 +151,18 @@ impl Throttle {
         }
     }
 
+    /// Takes points a result used beyond what its request was charged, even below zero:
+    /// the account then waits longer before its next request.
+    pub fn force_take(&self, account: &str, points: u64) -> BudgetStatus {
+        let taken = self.with_bucket(account, |bucket, _| {
+            bucket.available -= points as f64;
+            Ok::<(), ()>(())
+        });
+        match taken {
+            Ok(status) | Err(((), status)) => status,
+        }
+    }
+
     /// The account's budget now.
     pub fn status(&self, account: &str) -> BudgetStatus {
         self.refund(account, 0)
@@ -161,7 +177,9 @@ impl Throttle {
         let now = settings.clock.now();
         let capacity = settings.capacity as f64;
         let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
-        if buckets.len() >= PRUNE_AT {
+        // Pruning scans every bucket, so it runs at most once a second however many there are.
+        if buckets.len() >= PRUNE_AT && now.as_secs() > self.pruned_at.load(Ordering::Relaxed) {
+            self.pruned_at.store(now.as_secs(), Ordering::Relaxed);
             buckets
                 .retain(|_, b| b.available + refill(settings, now.saturating_sub(b.at)) < capacity);
         }
@@ -225,6 +243,17 @@ mod tests {
         throttle.take("a", 80).unwrap();
         assert_eq!(throttle.refund("a", 70).currently_available, 90);
         assert_eq!(throttle.refund("a", 70).currently_available, 100);
+    }
+
+    #[test]
+    fn a_result_beyond_its_charge_puts_the_account_in_debt() {
+        let (throttle, clock) = throttle();
+        throttle.take("a", 90).unwrap();
+        assert_eq!(throttle.force_take("a", 30).currently_available, 0);
+        // 20 points in debt: 3 s until the 10 points a request needs are there.
+        assert_eq!(throttle.take("a", 10).unwrap_err().retry_after_seconds, 3);
+        clock.advance(Duration::from_secs(3));
+        assert!(throttle.take("a", 10).is_ok());
     }
 
     #[test]

@@ -297,3 +297,106 @@ async fn an_account_may_hold_only_so_many_subscriptions(backend: Backend) {
     }
     assert!(heard_by_4, "the fourth subscription is live");
 }
+
+on_both_backends! {
+    async fn fragments_that_only_spread_unknown_or_each_other_are_refused(app: TestApp) {
+        let (_, key) = app.account("Alice").await;
+        let mut text = String::from("fragment F0 on Query { ...Nope }\n");
+        for k in 1..=30 {
+            text.push_str(&format!("fragment F{k} on Query {{ ...F{p} ...F{p} }}\n", p = k - 1));
+        }
+        text.push_str("{ ...F30 }");
+        assert_eq!(app.error_code(&key, &text, json!({})).await, "GRAPHQL_VALIDATION_FAILED");
+        let text = text.replace("...Nope", "__typename");
+        assert_eq!(app.error_code(&key, &text, json!({})).await, "QUERY_TOO_COMPLEX");
+    }
+
+    async fn variable_defaults_and_single_ids_are_costed_as_they_run(app: TestApp) {
+        let (_, key) = app.account("Alice").await;
+        let query = "query Q($n: Int = 100) { payments(first: $n) { nodes { id events { toStatus } refunds { id } } } }";
+        let (_, body) = app.post(Some(&key), query, json!({})).await;
+        assert_eq!(cost(&body)["requestedQueryCost"], 2 + 100 * 3, "{body}");
+        let (_, body) = app.post(Some(&key), "{ nodes(ids: \"pay_x\") { id } }", json!({})).await;
+        assert_eq!(cost(&body)["requestedQueryCost"], 1, "{body}");
+    }
+
+    async fn a_mutation_that_failed_is_still_paid_for(app: TestApp) {
+        let (_, key) = app.account("Alice").await;
+        let query = "mutation { cancelPayment(paymentId: \"pay_01ARZ3NDEKTSV4RRFFQ69G5FAV\") { payment { id } } }";
+        let (_, body) = app.post(Some(&key), query, json!({})).await;
+        assert!(body.get("errors").is_some(), "{body}");
+        assert_eq!(cost(&body)["requestedQueryCost"], 11);
+        assert_eq!(cost(&body)["actualQueryCost"], 10);
+    }
+
+    async fn operations_over_the_websocket_report_their_cost(app: TestApp) {
+        let (_, key) = app.account("Alice").await;
+        let mut socket = connect(&app, &key).await.expect("connected");
+        let query = json!({"id": "q", "type": "subscribe", "payload": {"query": "{ viewer { id } }"}});
+        socket.send(Message::text(query.to_string())).await.unwrap();
+        let answer = next_message(&mut socket).await.expect("an answer");
+        assert_eq!(answer["payload"]["extensions"]["cost"]["requestedQueryCost"], 1, "{answer}");
+        assert_eq!(answer["payload"]["extensions"]["cost"]["actualQueryCost"], 1, "{answer}");
+    }
+}
+
+on_both_backends_fn!(a_result_that_outgrows_its_cost_is_cut_at_the_field_limit);
+
+async fn a_result_that_outgrows_its_cost_is_cut_at_the_field_limit(backend: Backend) {
+    let app = TestApp::spawn_with(backend, |config| {
+        if let Some(limits) = config.query_limits.as_mut() {
+            limits.max_resolved_fields = 40;
+        }
+    })
+    .await;
+    let (account, key) = app.account("Alice").await;
+    seed(&app, &account, 30).await;
+    // A list of objects counts as one object in the cost, so the cost stays small while the
+    // result does not.
+    let query = "{ payments(first: 30) { nodes { id amount events { toStatus } } } }";
+    let (status, body) = app.post(Some(&key), query, json!({})).await;
+    assert_eq!(status, 200);
+    assert_eq!(first_error_code(&body), "QUERY_TOO_COMPLEX", "{body}");
+    assert!(
+        body["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("40 fields"),
+        "{body}"
+    );
+    // Within the limit, the same query answers in full.
+    let (_, body) = app
+        .post(
+            Some(&key),
+            "{ payments(first: 5) { nodes { id } } }",
+            json!({}),
+        )
+        .await;
+    assert!(body.get("errors").is_none(), "{body}");
+}
+
+on_both_backends_fn!(a_batch_with_a_throttled_operation_answers_429);
+
+async fn a_batch_with_a_throttled_operation_answers_429(backend: Backend) {
+    let settings = ThrottleSettings {
+        capacity: 5,
+        restore_rate: 1,
+        clock: Arc::new(ManualClock::default()),
+    };
+    let app = TestApp::spawn_with(backend, |config| config.throttle = settings).await;
+    let (_, key) = app.account("Alice").await;
+    let page = json!({"query": "{ payments(first: 3) { nodes { id } } }"});
+    let response = app
+        .http
+        .post(format!("{}/graphql", app.address))
+        .bearer_auth(&key)
+        .json(&json!([page, page]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 429);
+    assert_eq!(response.headers()["retry-after"], "2");
+    let body: Value = response.json().await.unwrap();
+    assert!(body[0].get("errors").is_none(), "{body}");
+    assert_eq!(first_error_code(&body[1]), "THROTTLED", "{body}");
+}

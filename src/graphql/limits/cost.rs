@@ -11,9 +11,10 @@ use std::collections::HashMap;
 
 use async_graphql::parser::types::{BaseType, TypeKind, TypeSystemDefinition};
 use async_graphql::parser::types::{
-    ExecutableDocument, OperationDefinition, OperationType, Selection, SelectionSet,
+    ExecutableDocument, Field, OperationDefinition, OperationType, Selection, SelectionSet,
 };
 use async_graphql::{Name, Value, Variables};
+use async_graphql_value::Value as ParsedValue;
 
 use crate::domain::paging::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE};
 
@@ -113,21 +114,30 @@ pub struct Plan {
 }
 
 impl Plan {
-    pub fn new(
-        table: &TypeTable,
-        doc: &ExecutableDocument,
-        operation: &OperationDefinition,
-        variables: &Variables,
+    pub fn new<'a>(
+        table: &'a TypeTable,
+        doc: &'a ExecutableDocument,
+        operation: &'a OperationDefinition,
+        variables: &'a Variables,
     ) -> Self {
         let root = match operation.ty {
             OperationType::Query => "Query",
             OperationType::Mutation => "Mutation",
             OperationType::Subscription => "Subscription",
         };
+        let defaults = operation
+            .variable_definitions
+            .iter()
+            .filter_map(|d| {
+                let default = d.node.default_value.as_ref()?;
+                Some((d.node.name.node.as_str(), &default.node))
+            })
+            .collect();
         let planner = Planner {
             table,
             doc,
             variables,
+            defaults,
         };
         let mut fields = Vec::new();
         planner.set(&operation.selection_set.node, root, &mut fields);
@@ -139,9 +149,14 @@ impl Plan {
         sum(&self.fields, requested)
     }
 
-    /// The cost of what `data` holds.
-    pub fn actual(&self, data: &Value) -> u64 {
-        sum_actual(&self.fields, data)
+    /// The cost of what `data` holds. Once the operation has executed, a mutation field
+    /// costs its 10 even when it failed and left no data.
+    pub fn actual(&self, data: &Value, executed: bool) -> u64 {
+        match data {
+            Value::Object(_) => sum_actual(&self.fields, data),
+            _ if executed => sum_actual(&self.fields, &Value::Object(Default::default())),
+            _ => 0,
+        }
     }
 
     /// The name of the first field the operation selects, for metrics.
@@ -154,6 +169,8 @@ struct Planner<'a> {
     table: &'a TypeTable,
     doc: &'a ExecutableDocument,
     variables: &'a Variables,
+    /// The operation's variable defaults, for variables the request leaves out.
+    defaults: HashMap<&'a str, &'a Value>,
 }
 
 impl Planner<'_> {
@@ -204,7 +221,7 @@ impl Planner<'_> {
         parent: &str,
         name: &str,
         ty: &str,
-        field: &async_graphql::parser::types::Field,
+        field: &Field,
         children: Vec<Planned>,
     ) -> Kind {
         if parent == "Mutation" {
@@ -229,12 +246,8 @@ impl Planner<'_> {
         } else if parent.ends_with("Edge") && name == "node" {
             Kind::EdgeNode(children)
         } else if parent == "Query" && name == "nodes" {
-            let count = match self.argument(field, "ids") {
-                Some(Value::List(ids)) => ids.len() as u64,
-                _ => 0,
-            };
             Kind::Nodes {
-                count: count.min(MAX_NODES),
+                count: self.list_len(field, "ids").min(MAX_NODES),
                 children,
             }
         } else {
@@ -246,25 +259,46 @@ impl Planner<'_> {
         ty.ends_with("Connection") && self.table.is_composite(ty)
     }
 
-    fn argument(&self, field: &async_graphql::parser::types::Field, name: &str) -> Option<Value> {
-        let value = field.get_argument(name)?;
-        value
-            .node
-            .clone()
-            .into_const_with(|var| {
-                Ok::<_, ()>(self.variables.get(&var).cloned().unwrap_or(Value::Null))
-            })
-            .ok()
+    /// An argument's value, read in place: a literal, or the variable it names (or that
+    /// variable's default).
+    fn argument<'v>(&'v self, field: &'v Field, name: &str) -> Option<ArgValue<'v>> {
+        match &field.get_argument(name)?.node {
+            ParsedValue::Variable(var) => self
+                .variables
+                .get(var)
+                .or_else(|| self.defaults.get(var.as_str()).copied())
+                .map(ArgValue::Const),
+            value => Some(ArgValue::Parsed(value)),
+        }
     }
 
     /// A page-size argument as the connection will take it; out-of-range values are clamped
     /// here and refused by the field itself.
-    fn int_argument(&self, field: &async_graphql::parser::types::Field, name: &str) -> Option<u64> {
-        match self.argument(field, name)? {
-            Value::Number(n) => Some(n.as_i64().unwrap_or(i64::MAX).max(0) as u64),
+    fn int_argument(&self, field: &Field, name: &str) -> Option<u64> {
+        let n = match self.argument(field, name)? {
+            ArgValue::Const(Value::Number(n)) => n.as_i64(),
+            ArgValue::Parsed(ParsedValue::Number(n)) => n.as_i64(),
             _ => None,
+        }?;
+        Some(n.max(0) as u64)
+    }
+
+    /// How many items a list argument holds; a single value counts as a list of one, as
+    /// GraphQL's input coercion makes it.
+    fn list_len(&self, field: &Field, name: &str) -> u64 {
+        match self.argument(field, name) {
+            Some(ArgValue::Const(Value::List(items))) => items.len() as u64,
+            Some(ArgValue::Parsed(ParsedValue::List(items))) => items.len() as u64,
+            Some(ArgValue::Const(Value::Null) | ArgValue::Parsed(ParsedValue::Null)) | None => 0,
+            Some(_) => 1,
         }
     }
+}
+
+/// An argument's value where it stands in the request.
+enum ArgValue<'v> {
+    Const(&'v Value),
+    Parsed(&'v ParsedValue),
 }
 
 fn sum(fields: &[Planned], each: fn(&Planned) -> u64) -> u64 {

@@ -12,13 +12,17 @@ pub mod cost;
 pub mod lexical;
 pub mod shape;
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_graphql::extensions::{
-    Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest, NextRequest,
+    Extension, ExtensionContext, ExtensionFactory, NextExecute, NextPrepareRequest, NextRequest,
+    NextResolve, NextSubscribe, ResolveInfo,
 };
 use async_graphql::parser::types::OperationType;
 use async_graphql::{Request, Response, ServerError, ServerResult, Value};
+use futures_util::StreamExt;
+use futures_util::stream::BoxStream;
 
 use self::cost::{Plan, TypeTable};
 use self::lexical::TextLimits;
@@ -34,6 +38,8 @@ pub struct QueryLimits {
     pub shape: ShapeLimits,
     /// Most a request may cost, whatever the account's budget.
     pub max_cost: u64,
+    /// Most fields one request (or one subscription event) may resolve.
+    pub max_resolved_fields: u64,
 }
 
 impl Default for QueryLimits {
@@ -50,6 +56,7 @@ impl Default for QueryLimits {
                 max_selections: 5_000,
             },
             max_cost: 1_000,
+            max_resolved_fields: 50_000,
         }
     }
 }
@@ -86,7 +93,7 @@ impl ExtensionFactory for Guard {
     fn create(&self) -> Arc<dyn Extension> {
         Arc::new(GuardedRequest {
             shared: self.shared.clone(),
-            charge: Mutex::new(None),
+            state: Arc::default(),
         })
     }
 }
@@ -97,17 +104,29 @@ struct Charge {
     requested: u64,
     /// Set once the requested cost was taken from the budget.
     plan: Option<Plan>,
+    /// A subscription pays its requested cost when it starts, whatever its events hold.
+    subscription: bool,
     status: BudgetStatus,
 }
 
 struct GuardedRequest {
     shared: Arc<Shared>,
+    /// Shared with the stream of a WebSocket operation, which outlives the hooks' calls.
+    state: Arc<RequestState>,
+}
+
+#[derive(Default)]
+struct RequestState {
     charge: Mutex<Option<Charge>>,
+    /// Set once execution began: from then on, mutations have run and are paid for.
+    executed: AtomicBool,
+    /// Fields resolved so far.
+    resolved: AtomicU64,
 }
 
 impl GuardedRequest {
     fn record(&self, charge: Charge) {
-        if let Ok(mut slot) = self.charge.lock() {
+        if let Ok(mut slot) = self.state.charge.lock() {
             *slot = Some(charge);
         }
     }
@@ -140,7 +159,8 @@ impl GuardedRequest {
                     ApiError::ValidationFailed(refusal.message())
                 }
             })?;
-        if operation.node.ty == OperationType::Subscription
+        let subscription = operation.node.ty == OperationType::Subscription;
+        if subscription
             && request
                 .data
                 .contains_key(&std::any::TypeId::of::<OverHttp>())
@@ -167,6 +187,7 @@ impl GuardedRequest {
                 account: account.to_string(),
                 requested,
                 plan: None,
+                subscription: false,
                 status: throttle.status(account),
             });
             return Err(ApiError::QueryTooComplex {
@@ -184,6 +205,7 @@ impl GuardedRequest {
                     account: account.to_string(),
                     requested,
                     plan: Some(plan),
+                    subscription,
                     status,
                 });
                 request.set_parsed_query(doc);
@@ -195,6 +217,7 @@ impl GuardedRequest {
                     account: account.to_string(),
                     requested,
                     plan: None,
+                    subscription: false,
                     status: throttled.status,
                 });
                 Err(ApiError::Throttled {
@@ -228,13 +251,19 @@ impl Extension for GuardedRequest {
             Ok(()) => next.run(ctx, request).await,
             Err(err) => {
                 if let Some(account) = account
-                    && self.charge.lock().map(|c| c.is_none()).unwrap_or(false)
+                    && self
+                        .state
+                        .charge
+                        .lock()
+                        .map(|c| c.is_none())
+                        .unwrap_or(false)
                 {
                     let status = self.shared.throttle.status(&account);
                     self.record(Charge {
                         account,
                         requested: 0,
                         plan: None,
+                        subscription: false,
                         status,
                     });
                 }
@@ -244,28 +273,93 @@ impl Extension for GuardedRequest {
     }
 
     async fn request(&self, ctx: &ExtensionContext<'_>, next: NextRequest<'_>) -> Response {
-        let mut response = next.run(ctx).await;
-        let charge = self.charge.lock().ok().and_then(|mut c| c.take());
-        if let Some(charge) = charge {
-            let (actual, status) = match &charge.plan {
-                Some(plan) => {
-                    let actual = plan.actual(&response.data).min(charge.requested);
-                    crate::metrics::record_cost_spent(actual);
-                    let status = self
-                        .shared
-                        .throttle
-                        .refund(&charge.account, charge.requested - actual);
-                    (actual, status)
-                }
-                None => (0, charge.status),
-            };
-            response.extensions.insert(
-                "cost".into(),
-                cost_extension(charge.requested, actual, status),
-            );
-        }
-        response
+        let response = next.run(ctx).await;
+        settle(&self.shared, &self.state, response)
     }
+
+    /// Over WebSocket: a query or mutation is settled like one over HTTP; a subscription pays
+    /// its requested cost when it starts, and its first frame reports it.
+    fn subscribe<'s>(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        stream: BoxStream<'s, Response>,
+        next: NextSubscribe<'_>,
+    ) -> BoxStream<'s, Response> {
+        let (shared, state) = (self.shared.clone(), self.state.clone());
+        let stream = next.run(ctx, stream);
+        Box::pin(stream.map(move |response| {
+            state.executed.store(true, Ordering::Relaxed);
+            settle(&shared, &state, response)
+        }))
+    }
+
+    async fn execute(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        operation_name: Option<&str>,
+        next: NextExecute<'_>,
+    ) -> Response {
+        self.state.executed.store(true, Ordering::Relaxed);
+        next.run(ctx, operation_name).await
+    }
+
+    /// Bounds the fields one request resolves, whatever its lists hold: the cost counts a
+    /// list of objects as one object, and lists can nest (a payment's refunds' payment's
+    /// refunds...).
+    async fn resolve(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        info: ResolveInfo<'_>,
+        next: NextResolve<'_>,
+    ) -> ServerResult<Option<Value>> {
+        let resolved = self.state.resolved.fetch_add(1, Ordering::Relaxed) + 1;
+        if resolved > self.shared.limits.max_resolved_fields {
+            if resolved == self.shared.limits.max_resolved_fields + 1 {
+                tracing::warn!(
+                    max = self.shared.limits.max_resolved_fields,
+                    "a result grew past the field limit"
+                );
+            }
+            return Err(ServerError::from(ApiError::QueryTooComplex {
+                message: format!(
+                    "the result grew past {} fields; ask for less at once",
+                    self.shared.limits.max_resolved_fields
+                ),
+                cost: None,
+            }));
+        }
+        next.run(ctx, info).await
+    }
+}
+
+/// Charges what the response really cost (giving back the rest of what was requested, or
+/// taking what a result returned beyond it) and reports it in the response; once per request.
+fn settle(shared: &Shared, state: &RequestState, mut response: Response) -> Response {
+    let charge = state.charge.lock().ok().and_then(|mut c| c.take());
+    let Some(charge) = charge else {
+        return response;
+    };
+    let throttle = &shared.throttle;
+    let (actual, status) = match &charge.plan {
+        Some(_) if charge.subscription => (charge.requested, charge.status),
+        Some(plan) => {
+            let executed = state.executed.load(Ordering::Relaxed);
+            let actual = plan.actual(&response.data, executed);
+            let status = if actual <= charge.requested {
+                throttle.refund(&charge.account, charge.requested - actual)
+            } else {
+                throttle.force_take(&charge.account, actual - charge.requested)
+            };
+            (actual, status)
+        }
+        None => (0, charge.status),
+    };
+    crate::metrics::record_cost_spent(actual);
+    response.extensions.insert(
+        "cost".into(),
+        cost_extension(charge.requested, actual, status),
+    );
+    response
 }
 
 fn cost_extension(requested: u64, actual: u64, status: BudgetStatus) -> Value {

@@ -28,6 +28,7 @@ pub struct ShapeLimits {
 #[derive(Debug, PartialEq, Eq)]
 pub enum ShapeRefusal {
     FragmentCycle(String),
+    UnknownFragment(String),
     TooManySelections { max: u64 },
     TooDeep { depth: usize, max: usize },
     NestedTooDeep,
@@ -49,6 +50,9 @@ impl ShapeRefusal {
 
     pub fn message(&self) -> String {
         match self {
+            ShapeRefusal::UnknownFragment(name) => {
+                format!("the document spreads `{name}`, which it does not define")
+            }
             ShapeRefusal::FragmentCycle(name) => {
                 format!("fragment `{name}` spreads itself, directly or through other fragments")
             }
@@ -131,8 +135,7 @@ impl<'a> Measurer<'a> {
             return Ok(*measure);
         }
         let Some(fragment) = self.doc.fragments.get(name) else {
-            // An unknown fragment is reported by validation.
-            return Ok(Measure::default());
+            return Err(ShapeRefusal::UnknownFragment(name.to_string()));
         };
         if !self.visiting.insert(name) {
             return Err(ShapeRefusal::FragmentCycle(name.to_string()));
@@ -258,6 +261,31 @@ mod tests {
                 "{levels} levels"
             );
         }
+    }
+
+    #[test]
+    fn fragments_that_only_spread_each_other_add_up_too() {
+        // Each spread counts, even where the fragments select no field at all.
+        let mut text = String::from("fragment F0 on Query { __typename }\n");
+        for k in 1..=28 {
+            text.push_str(&format!(
+                "fragment F{k} on Query {{ ...F{p} ...F{p} }}\n",
+                p = k - 1
+            ));
+        }
+        text.push_str("{ ...F28 }");
+        assert_eq!(
+            shape(&text, None),
+            Err(ShapeRefusal::TooManySelections { max: 5_000 })
+        );
+    }
+
+    #[test]
+    fn unknown_fragments_are_refused() {
+        assert_eq!(
+            shape("fragment A on Query { ...Nope } { ...A }", None),
+            Err(ShapeRefusal::UnknownFragment("Nope".into()))
+        );
     }
 
     #[test]

@@ -94,6 +94,18 @@ fn page_sizes_and_ids_come_from_variables_too() {
 }
 
 #[test]
+fn variables_left_out_take_their_defaults_and_single_ids_count_as_one() {
+    let text = "query Q($n: Int = 100, $ids: [ID!]! = [\"a\", \"b\"]) { payments(first: $n) { nodes { id } } nodes(ids: $ids) { id } }";
+    assert_eq!(plan(text, serde_json::json!({})).requested(), 2 + 100 + 2);
+    assert_eq!(cost("{ nodes(ids: \"pay_x\") { id } }"), 1);
+    let single = plan(
+        "query Q($ids: [ID!]!) { nodes(ids: $ids) { id } }",
+        serde_json::json!({"ids": "pay_x"}),
+    );
+    assert_eq!(single.requested(), 1);
+}
+
+#[test]
 fn out_of_range_page_sizes_are_costed_at_the_most_a_page_can_hold() {
     assert_eq!(
         cost("{ payments(first: 1000000) { nodes { id } } }"),
@@ -126,8 +138,8 @@ fn the_actual_cost_counts_the_rows_returned() {
         "viewer": {"id": "acct"}
     }))
     .unwrap();
-    assert_eq!(plan.actual(&data), 2 + 3 * 2 + 100 + 1);
-    assert_eq!(plan.actual(&Value::Null), 0);
+    assert_eq!(plan.actual(&data, true), 2 + 3 * 2 + 100 + 1);
+    assert_eq!(plan.actual(&Value::Null, false), 0);
 }
 
 #[test]
@@ -136,8 +148,11 @@ fn a_mutation_that_ran_is_charged_even_when_its_field_is_null() {
         "mutation { cancelPayment(paymentId: \"p\") { payment { id } } }",
         serde_json::json!({}),
     );
+    // A failed sole root field leaves `data` null altogether.
+    assert_eq!(plan.actual(&Value::Null, true), 10);
+    assert_eq!(plan.actual(&Value::Null, false), 0);
     let data = Value::from_json(serde_json::json!({ "cancelPayment": null })).unwrap();
-    assert_eq!(plan.actual(&data), 10);
+    assert_eq!(plan.actual(&data, true), 10);
 }
 
 mod properties {
@@ -168,7 +183,7 @@ mod properties {
                 }
             }))
             .unwrap();
-            prop_assert!(plan.actual(&data) <= plan.requested());
+            prop_assert!(plan.actual(&data, true) <= plan.requested());
         }
     }
 }
