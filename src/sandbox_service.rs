@@ -67,6 +67,18 @@ struct ServiceState {
 }
 
 /// A sandbox service bound to its address.
+/// Why the sandbox service could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxStartError {
+    #[error("database: {0}")]
+    Database(#[from] DbError),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: std::net::SocketAddr,
+        source: std::io::Error,
+    },
+}
+
 pub struct SandboxApp {
     listener: TcpListener,
     router: Router,
@@ -74,7 +86,7 @@ pub struct SandboxApp {
 }
 
 impl SandboxApp {
-    pub async fn build(config: SandboxConfig) -> Result<Self, DbError> {
+    pub async fn build(config: SandboxConfig) -> Result<Self, SandboxStartError> {
         Db::migrate(&config.database).await?;
         let db = Db::connect(&config.database).await?;
         let state = ServiceState {
@@ -92,9 +104,13 @@ impl SandboxApp {
                 get(|| async { Json(serde_json::json!({"status": "ok"})) }),
             )
             .with_state(state);
-        let listener = TcpListener::bind(config.listen)
-            .await
-            .map_err(|e| DbError::Custom(format!("cannot listen on {}: {e}", config.listen)))?;
+        let listener =
+            TcpListener::bind(config.listen)
+                .await
+                .map_err(|source| SandboxStartError::Bind {
+                    addr: config.listen,
+                    source,
+                })?;
         Ok(Self {
             listener,
             router,

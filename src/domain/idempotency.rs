@@ -144,6 +144,25 @@ pub fn decide(
     }
 }
 
+/// A stored idempotency key: who claimed it for what, and what became of the request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IdempotencyRecord {
+    pub account_id: String,
+    pub key: String,
+    pub operation: String,
+    /// The request's fingerprint.
+    pub request_hash: String,
+    pub state: KeyState,
+    /// When the current claim was taken; `None` once done or released.
+    pub locked_at: Option<crate::domain::time::Timestamp>,
+    pub payment_id: Option<String>,
+    pub refund_id: Option<String>,
+    /// The stored outcome (its format is the storage's business).
+    pub outcome: Option<String>,
+    pub created_at: crate::domain::time::Timestamp,
+    pub updated_at: crate::domain::time::Timestamp,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

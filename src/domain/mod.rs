@@ -1,6 +1,7 @@
 //! Pure domain logic: no I/O, no framework types. Values here are validated once, at the edge,
 //! and then carry that proof in their type.
 
+pub mod account;
 pub mod api_key;
 pub mod currency;
 pub mod cursor;
@@ -8,6 +9,7 @@ pub mod idempotency;
 pub mod ids;
 pub mod money;
 pub mod paging;
+pub mod payment;
 pub mod state_machine;
 pub mod status;
 pub mod text;

@@ -177,7 +177,10 @@ impl PaymentConnection {
             .iter()
             .map(|p| PaymentEdge {
                 cursor: self.cursor(codec, p),
-                node: Payment(p.clone(), Some(self.relations.clone())),
+                node: Payment {
+                    payment: p.clone(),
+                    page: Some(self.relations.clone()),
+                },
             })
             .collect())
     }
@@ -186,7 +189,10 @@ impl PaymentConnection {
         self.page
             .rows
             .iter()
-            .map(|p| Payment(p.clone(), Some(self.relations.clone())))
+            .map(|p| Payment {
+                payment: p.clone(),
+                page: Some(self.relations.clone()),
+            })
             .collect()
     }
 

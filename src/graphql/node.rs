@@ -28,7 +28,7 @@ pub async fn resolve(ctx: &Context<'_>, id: &str) -> Result<Option<Node>> {
             let db = ctx.data::<Db>()?;
             accounts::find(db, id)
                 .await?
-                .map(|a| Node::Account(Account(a)))
+                .map(|a| Node::Account(Account::from(a)))
         }
         Some(IdKind::Payment) => loader
             .load_one(PaymentById(id.to_string()))

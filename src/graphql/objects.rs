@@ -1,5 +1,5 @@
 //! The object types clients read: Account, Payment, Refund, PaymentEvent, and their enums.
-//! They wrap stored rows; the API shape is defined here, not by the tables.
+//! They wrap domain values; the API shape is defined here, not by the tables.
 
 use std::sync::Arc;
 
@@ -10,11 +10,9 @@ use super::connection::{self, PageArgs, PaymentConnection, PaymentFilterInput, P
 use super::loaders::{AccountLoader, EventsOfPayment, PaymentById, RefundsOfPayment};
 use super::relations::PageRelations;
 use super::scalars::{Currency, DateTime};
-use crate::domain::currency;
-use crate::domain::status;
-use crate::domain::time::Timestamp;
+use crate::domain::idempotency::KeyState;
+use crate::domain::{payment, status};
 use crate::error::ApiError;
-use crate::persistence::payments;
 use crate::persistence::{Db, accounts};
 
 #[derive(Enum, Copy, Clone, Debug, Eq, PartialEq)]
@@ -38,36 +36,28 @@ pub enum RefundStatus {
     Failed,
 }
 
-fn time(micros: i64) -> DateTime {
-    DateTime(Timestamp::from_micros(micros))
-}
-
-/// Stored values were validated on the way in; a value that no longer parses is corruption.
-fn stored<T>(value: Option<T>, what: &str) -> Result<T> {
-    value.ok_or_else(|| ApiError::internal(format!("unreadable stored {what}")).into())
-}
-
-fn stored_currency(code: &str) -> Result<Currency> {
-    stored(
-        currency::Currency::parse(code).ok().map(Currency),
-        "currency",
-    )
-}
-
 /// A merchant account: the owner of API keys and payments.
-pub struct Account(pub accounts::Account);
+pub struct Account {
+    pub account: accounts::Account,
+}
+
+impl From<accounts::Account> for Account {
+    fn from(account: accounts::Account) -> Self {
+        Account { account }
+    }
+}
 
 #[Object]
 impl Account {
     /// Opaque id, prefixed `acct_`.
     pub async fn id(&self) -> ID {
-        ID(self.0.id.clone())
+        ID(self.account.id.clone())
     }
     async fn name(&self) -> &str {
-        &self.0.name
+        &self.account.name
     }
     async fn created_at(&self) -> DateTime {
-        time(self.0.created_at)
+        DateTime(self.account.created_at)
     }
     /// This account's payments, a page at a time; the same as `Query.payments`.
     #[allow(clippy::too_many_arguments)]
@@ -89,18 +79,24 @@ impl Account {
             filter,
             order_by,
         };
-        connection::payments(ctx, &self.0.id, args).await
+        connection::payments(ctx, &self.account.id, args).await
     }
 }
 
 /// A payment: an amount in minor units charged to a source, and everything that became of it.
-/// When it was listed in a page, the page's relations load its refunds and events together
-/// with its neighbours'.
-pub struct Payment(pub payments::Payment, pub Option<Arc<PageRelations>>);
+pub struct Payment {
+    pub payment: payment::Payment,
+    /// When it was listed in a page: the page's relations, which load its refunds and events
+    /// together with its neighbours'.
+    pub page: Option<Arc<PageRelations>>,
+}
 
-impl From<payments::Payment> for Payment {
-    fn from(row: payments::Payment) -> Self {
-        Payment(row, None)
+impl From<payment::Payment> for Payment {
+    fn from(payment: payment::Payment) -> Self {
+        Payment {
+            payment,
+            page: None,
+        }
     }
 }
 
@@ -108,103 +104,106 @@ impl From<payments::Payment> for Payment {
 impl Payment {
     /// Opaque id, prefixed `pay_`.
     pub async fn id(&self) -> ID {
-        ID(self.0.id.clone())
+        ID(self.payment.id.clone())
     }
     /// In minor units (cents for USD, yen for JPY).
     async fn amount(&self) -> i64 {
-        self.0.amount
+        self.payment.amount.get()
     }
-    async fn currency(&self) -> Result<Currency> {
-        stored_currency(&self.0.currency)
+    async fn currency(&self) -> Currency {
+        Currency(self.payment.currency)
     }
-    async fn status(&self) -> Result<PaymentStatus> {
-        Ok(stored(
-            status::PaymentStatus::parse(&self.0.status),
-            "payment status",
-        )?
-        .into())
+    async fn status(&self) -> PaymentStatus {
+        self.payment.status.into()
     }
     /// Sum of succeeded refunds, in minor units; never more than `amount`.
     async fn amount_refunded(&self) -> i64 {
-        self.0.amount_refunded
+        self.payment.amount_refunded
     }
     /// What may still be refunded, in minor units.
     async fn amount_refundable(&self) -> i64 {
-        let refundable = matches!(
-            status::PaymentStatus::parse(&self.0.status),
-            Some(status::PaymentStatus::Succeeded | status::PaymentStatus::PartiallyRefunded)
-        );
-        if refundable {
-            self.0.amount - self.0.amount_refunded
-        } else {
-            0
-        }
+        self.payment.amount_refundable()
     }
     /// The payment source token (never a card number).
     async fn source(&self) -> &str {
-        &self.0.source
+        &self.payment.source
     }
     async fn description(&self) -> Option<&str> {
-        self.0.description.as_deref()
+        self.payment.description.as_deref()
     }
     /// Set when the payment FAILED, e.g. `card_declined`.
     async fn failure_code(&self) -> Option<&str> {
-        self.0.failure_code.as_deref()
+        self.payment.failure_code.as_deref()
     }
     async fn failure_message(&self) -> Option<&str> {
-        self.0.failure_message.as_deref()
+        self.payment.failure_message.as_deref()
     }
     async fn created_at(&self) -> DateTime {
-        time(self.0.created_at)
+        DateTime(self.payment.created_at)
     }
     async fn updated_at(&self) -> DateTime {
-        time(self.0.updated_at)
+        DateTime(self.payment.updated_at)
     }
     /// Refunds of this payment, oldest first.
     async fn refunds(&self, ctx: &Context<'_>) -> Result<Vec<Refund>> {
-        let rows = match &self.1 {
+        let id = &self.payment.id;
+        let refunds = match &self.page {
             Some(page) => page
-                .refunds(ctx.data::<Db>()?, &self.0.id)
+                .refunds(ctx.data::<Db>()?, id)
                 .await
                 .map_err(ApiError::from)?,
             None => {
                 let loader = ctx.data::<DataLoader<AccountLoader>>()?;
                 loader
-                    .load_one(RefundsOfPayment(self.0.id.clone()))
+                    .load_one(RefundsOfPayment(id.clone()))
                     .await?
                     .unwrap_or_default()
             }
         };
-        Ok(rows
+        Ok(refunds
             .into_iter()
-            .map(|r| Refund(r, Some(Box::new(self.0.clone()))))
+            .map(|refund| Refund {
+                refund,
+                parent: Some(Box::new(self.payment.clone())),
+            })
             .collect())
     }
     /// Every status change, oldest first.
     async fn events(&self, ctx: &Context<'_>) -> Result<Vec<PaymentEvent>> {
-        let rows = match &self.1 {
+        let id = &self.payment.id;
+        let events = match &self.page {
             Some(page) => page
-                .events(ctx.data::<Db>()?, &self.0.id)
+                .events(ctx.data::<Db>()?, id)
                 .await
                 .map_err(ApiError::from)?,
             None => {
                 let loader = ctx.data::<DataLoader<AccountLoader>>()?;
                 loader
-                    .load_one(EventsOfPayment(self.0.id.clone()))
+                    .load_one(EventsOfPayment(id.clone()))
                     .await?
                     .unwrap_or_default()
             }
         };
-        Ok(rows.into_iter().map(PaymentEvent).collect())
+        Ok(events
+            .into_iter()
+            .map(|event| PaymentEvent { event })
+            .collect())
     }
 }
 
-/// A refund of part or all of a payment (and the payment, when it was reached from it).
-pub struct Refund(pub payments::Refund, pub Option<Box<payments::Payment>>);
+/// A refund of part or all of a payment.
+pub struct Refund {
+    pub refund: payment::Refund,
+    /// The payment, when the refund was reached from it.
+    pub parent: Option<Box<payment::Payment>>,
+}
 
-impl From<payments::Refund> for Refund {
-    fn from(row: payments::Refund) -> Self {
-        Refund(row, None)
+impl From<payment::Refund> for Refund {
+    fn from(refund: payment::Refund) -> Self {
+        Refund {
+            refund,
+            parent: None,
+        }
     }
 }
 
@@ -212,69 +211,63 @@ impl From<payments::Refund> for Refund {
 impl Refund {
     /// Opaque id, prefixed `re_`.
     pub async fn id(&self) -> ID {
-        ID(self.0.id.clone())
+        ID(self.refund.id.clone())
     }
     async fn payment(&self, ctx: &Context<'_>) -> Result<Payment> {
-        if let Some(parent) = &self.1 {
+        if let Some(parent) = &self.parent {
             return Ok(Payment::from(parent.as_ref().clone()));
         }
         let loader = ctx.data::<DataLoader<AccountLoader>>()?;
         let payment = loader
-            .load_one(PaymentById(self.0.payment_id.clone()))
-            .await?;
-        Ok(Payment::from(stored(payment, "refund's payment")?))
+            .load_one(PaymentById(self.refund.payment_id.clone()))
+            .await?
+            .ok_or_else(|| ApiError::internal("a refund's payment is missing"))?;
+        Ok(Payment::from(payment))
     }
     /// In minor units of the payment's currency.
     async fn amount(&self) -> i64 {
-        self.0.amount
+        self.refund.amount.get()
     }
-    async fn currency(&self) -> Result<Currency> {
-        stored_currency(&self.0.currency)
+    async fn currency(&self) -> Currency {
+        Currency(self.refund.currency)
     }
-    async fn status(&self) -> Result<RefundStatus> {
-        Ok(stored(status::RefundStatus::parse(&self.0.status), "refund status")?.into())
+    async fn status(&self) -> RefundStatus {
+        self.refund.status.into()
     }
     async fn reason(&self) -> Option<&str> {
-        self.0.reason.as_deref()
+        self.refund.reason.as_deref()
     }
     async fn failure_code(&self) -> Option<&str> {
-        self.0.failure_code.as_deref()
+        self.refund.failure_code.as_deref()
     }
     async fn created_at(&self) -> DateTime {
-        time(self.0.created_at)
+        DateTime(self.refund.created_at)
     }
     async fn updated_at(&self) -> DateTime {
-        time(self.0.updated_at)
+        DateTime(self.refund.updated_at)
     }
 }
 
 /// One status change of a payment.
-pub struct PaymentEvent(pub payments::PaymentEvent);
+pub struct PaymentEvent {
+    pub event: payment::PaymentEvent,
+}
 
 #[Object]
 impl PaymentEvent {
     /// Null for the event that created the payment.
     #[allow(clippy::wrong_self_convention)]
-    async fn from_status(&self) -> Result<Option<PaymentStatus>> {
-        match &self.0.from_status {
-            None => Ok(None),
-            Some(s) => Ok(Some(
-                stored(status::PaymentStatus::parse(s), "event status")?.into(),
-            )),
-        }
+    async fn from_status(&self) -> Option<PaymentStatus> {
+        self.event.from_status.map(Into::into)
     }
-    async fn to_status(&self) -> Result<PaymentStatus> {
-        Ok(stored(
-            status::PaymentStatus::parse(&self.0.to_status),
-            "event status",
-        )?
-        .into())
+    async fn to_status(&self) -> PaymentStatus {
+        self.event.to_status.into()
     }
     async fn reason(&self) -> Option<&str> {
-        self.0.reason.as_deref()
+        self.event.reason.as_deref()
     }
     async fn created_at(&self) -> DateTime {
-        time(self.0.created_at)
+        DateTime(self.event.created_at)
     }
 }
 
@@ -299,20 +292,17 @@ impl IdempotencyRecord {
         &self.record.operation
     }
     async fn state(&self) -> IdempotencyState {
-        if self.record.state == crate::domain::idempotency::KeyState::Done.as_str() {
-            IdempotencyState::Completed
-        } else {
-            IdempotencyState::InProgress
+        match self.record.state {
+            KeyState::Done => IdempotencyState::Completed,
+            KeyState::Started => IdempotencyState::InProgress,
         }
     }
     async fn created_at(&self) -> DateTime {
-        time(self.record.created_at)
+        DateTime(self.record.created_at)
     }
     /// When the key is forgotten; a request with it after that is a new request.
     async fn expires_at(&self) -> DateTime {
-        DateTime(
-            Timestamp::from_micros(self.record.created_at).plus_seconds(self.retention_seconds),
-        )
+        DateTime(self.record.created_at.plus_seconds(self.retention_seconds))
     }
     /// The payment the request created or acted on, as it is now.
     async fn payment(&self, ctx: &Context<'_>) -> Result<Option<Payment>> {

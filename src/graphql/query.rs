@@ -52,7 +52,7 @@ impl Query {
         let account = accounts::find(db, &viewer.account_id)
             .await?
             .ok_or_else(|| ApiError::internal("authenticated account vanished"))?;
-        Ok(Account(account))
+        Ok(Account::from(account))
     }
 
     /// The viewer's payments, a page at a time (Relay cursor connection). `first`/`after`
@@ -98,10 +98,7 @@ impl Query {
         let retention_seconds = i64::try_from(retention).unwrap_or(i64::MAX);
         // Keys past their retention are as good as gone, even before the sweeper runs.
         Ok(record
-            .filter(|r| {
-                Timestamp::from_micros(r.created_at).plus_seconds(retention_seconds)
-                    > Timestamp::now()
-            })
+            .filter(|r| r.created_at.plus_seconds(retention_seconds) > Timestamp::now())
             .map(|record| IdempotencyRecord {
                 record,
                 retention_seconds,

@@ -11,8 +11,7 @@ use crate::domain::api_key;
 use crate::domain::ids::{IdKind, new_id};
 use crate::domain::time::Timestamp;
 
-pub use accounts::Model as Account;
-pub use api_keys::Model as ApiKey;
+pub use crate::domain::account::{Account, ApiKey};
 
 /// A new account with its first API key; the key's secret exists only in this value.
 pub struct CreatedAccount {
@@ -33,7 +32,7 @@ pub async fn create(db: &Db, name: &str) -> Result<CreatedAccount, DbError> {
     let key = insert_key(&txn, &account.id).await?;
     txn.commit().await?;
     Ok(CreatedAccount {
-        account,
+        account: super::rows::account(account),
         api_key: key.secret,
     })
 }
@@ -57,11 +56,17 @@ async fn insert_key(
 }
 
 pub async fn count(db: &Db) -> Result<u64, DbError> {
-    accounts::Entity::find().count(db.conn()).await
+    accounts::Entity::find()
+        .count(db.conn())
+        .await
+        .map_err(DbError::from)
 }
 
 pub async fn find(db: &Db, id: &str) -> Result<Option<Account>, DbError> {
-    accounts::Entity::find_by_id(id).one(db.conn()).await
+    Ok(accounts::Entity::find_by_id(id)
+        .one(db.conn())
+        .await?
+        .map(super::rows::account))
 }
 
 /// Issues another key for an account; `None` when the account does not exist.
@@ -75,8 +80,8 @@ pub async fn create_key(db: &Db, account_id: &str) -> Result<Option<(ApiKey, Str
         .filter(api_keys::Column::KeyHash.eq(key.hash))
         .one(db.conn())
         .await?
-        .ok_or_else(|| DbError::RecordNotFound("api key just inserted".into()))?;
-    Ok(Some((row, key.secret)))
+        .ok_or_else(|| DbError::NotFound("api key just inserted".into()))?;
+    Ok(Some((super::rows::api_key(row), key.secret)))
 }
 
 /// Revokes a key named by its id (`key_...`) or its visible prefix; returns the revoked key,
@@ -95,11 +100,11 @@ pub async fn revoke_key(db: &Db, id_or_prefix: &str) -> Result<Option<ApiKey>, D
         return Ok(None);
     };
     if key.revoked_at.is_some() {
-        return Ok(Some(key.clone()));
+        return Ok(Some(super::rows::api_key(key.clone())));
     }
     let mut active: api_keys::ActiveModel = key.clone().into();
     active.revoked_at = Set(Some(Timestamp::now().micros()));
-    Ok(Some(active.update(db.conn()).await?))
+    Ok(Some(super::rows::api_key(active.update(db.conn()).await?)))
 }
 
 pub async fn list_keys(db: &Db, account_id: &str) -> Result<Vec<ApiKey>, DbError> {
@@ -108,6 +113,8 @@ pub async fn list_keys(db: &Db, account_id: &str) -> Result<Vec<ApiKey>, DbError
         .order_by_asc(api_keys::Column::Id)
         .all(db.conn())
         .await
+        .map(|rows| rows.into_iter().map(super::rows::api_key).collect())
+        .map_err(DbError::from)
 }
 
 /// The account an API key belongs to, when the key is well formed, known and not revoked.

@@ -13,6 +13,8 @@ use sea_orm::{
     TransactionTrait,
 };
 
+use super::DbError;
+
 /// Where the database is and how to use it.
 #[derive(Clone, Debug)]
 pub struct DbConfig {
@@ -56,7 +58,7 @@ const MIGRATION_LOCK_KEY: i64 = 0x6770_6179_6d69_6772;
 
 impl Db {
     #[tracing::instrument(skip_all, fields(backend))]
-    pub async fn connect(config: &DbConfig) -> Result<Self, DbErr> {
+    pub async fn connect(config: &DbConfig) -> Result<Self, DbError> {
         let backend = backend_of(&config.url)?;
         tracing::Span::current().record("backend", tracing::field::debug(backend));
         if let (Backend::Postgres, Some(schema)) = (backend, &config.schema) {
@@ -78,7 +80,7 @@ impl Db {
     /// Applies every pending migration. On PostgreSQL, concurrent callers wait on an advisory
     /// lock held on a dedicated connection that also runs the migrations.
     #[tracing::instrument(skip_all)]
-    pub async fn migrate(config: &DbConfig) -> Result<(), DbErr> {
+    pub async fn migrate(config: &DbConfig) -> Result<(), DbError> {
         let backend = backend_of(&config.url)?;
         if let (Backend::Postgres, Some(schema)) = (backend, &config.schema) {
             create_schema(config, schema).await?;
@@ -99,7 +101,7 @@ impl Db {
             .await?;
         }
         conn.close().await?;
-        result
+        Ok(result?)
     }
 
     /// Statements this pool has run so far (for checking that loaders batch).
@@ -140,17 +142,18 @@ impl Db {
     }
 
     /// Cheap round trip for readiness checks.
-    pub async fn ping(&self) -> Result<(), DbErr> {
-        self.conn.ping().await
+    pub async fn ping(&self) -> Result<(), DbError> {
+        Ok(self.conn.ping().await?)
     }
 
     /// Runs one SQL statement as given (operations tooling and tests).
-    pub async fn execute_unprepared(&self, sql: &str) -> Result<(), DbErr> {
-        self.conn.execute_unprepared(sql).await.map(|_| ())
+    pub async fn execute_unprepared(&self, sql: &str) -> Result<(), DbError> {
+        self.conn.execute_unprepared(sql).await?;
+        Ok(())
     }
 
     /// Runs a query as given and returns every column of every row as text (for `EXPLAIN`).
-    pub async fn query_text(&self, sql: &str) -> Result<Vec<Vec<String>>, DbErr> {
+    pub async fn query_text(&self, sql: &str) -> Result<Vec<Vec<String>>, DbError> {
         let backend = self.conn.get_database_backend();
         let rows = self
             .conn
@@ -172,8 +175,8 @@ impl Db {
             .collect())
     }
 
-    pub async fn close(self) -> Result<(), DbErr> {
-        self.conn.close().await
+    pub async fn close(self) -> Result<(), DbError> {
+        Ok(self.conn.close().await?)
     }
 }
 
@@ -253,18 +256,18 @@ pub async fn listen(
     url: &str,
     channel: &str,
     mut on_message: impl FnMut(&str),
-) -> Result<(), DbErr> {
+) -> Result<(), DbError> {
     let mut listener = sea_orm::sqlx::postgres::PgListener::connect(url)
         .await
-        .map_err(|e| DbErr::Custom(format!("listen: {e}")))?;
+        .map_err(|e| DbError::Unavailable(format!("listen: {e}")))?;
     listener
         .listen(channel)
         .await
-        .map_err(|e| DbErr::Custom(format!("listen: {e}")))?;
+        .map_err(|e| DbError::Unavailable(format!("listen: {e}")))?;
     loop {
         match listener.recv().await {
             Ok(notification) => on_message(notification.payload()),
-            Err(err) => return Err(DbErr::Custom(format!("listen: {err}"))),
+            Err(err) => return Err(DbError::Unavailable(format!("listen: {err}"))),
         }
     }
 }

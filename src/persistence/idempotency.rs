@@ -7,12 +7,15 @@ use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, TryInsertResult,
 };
 
-use super::entities::idempotency_keys;
-use super::{Db, DbError};
+use serde::{Deserialize, Serialize};
+
+use super::entities::{idempotency_keys, payments, refunds};
+use super::{Db, DbError, rows};
 use crate::domain::idempotency::KeyState;
+use crate::domain::payment::{Payment, Refund};
 use crate::domain::time::Timestamp;
 
-pub use idempotency_keys::Model as IdempotencyRecord;
+pub use crate::domain::idempotency::IdempotencyRecord;
 
 /// Claims `(account, key)` for a request: the new claim, or `None` when another request
 /// claimed the key first. One statement (`INSERT ... ON CONFLICT DO NOTHING RETURNING`).
@@ -46,10 +49,10 @@ pub async fn claim(
         .await;
     // A conflict returns no row, which sea-orm reports as "not found".
     match inserted {
-        Ok(TryInsertResult::Inserted(record)) => Ok(Some(record)),
+        Ok(TryInsertResult::Inserted(record)) => Ok(Some(rows::key_record(record)?)),
         Ok(TryInsertResult::Conflicted | TryInsertResult::Empty)
-        | Err(DbError::RecordNotFound(_)) => Ok(None),
-        Err(err) => Err(err),
+        | Err(sea_orm::DbErr::RecordNotFound(_)) => Ok(None),
+        Err(err) => Err(err.into()),
     }
 }
 
@@ -60,7 +63,9 @@ pub async fn find(
 ) -> Result<Option<IdempotencyRecord>, DbError> {
     idempotency_keys::Entity::find_by_id((account_id.to_string(), key.to_string()))
         .one(db.conn())
-        .await
+        .await?
+        .map(rows::key_record)
+        .transpose()
 }
 
 fn this_started_key(account_id: &str, key: &str) -> sea_orm::Condition {
@@ -76,11 +81,11 @@ pub async fn take_over(
     db: &Db,
     account_id: &str,
     key: &str,
-    seen_locked_at: Option<i64>,
+    seen_locked_at: Option<Timestamp>,
     now: Timestamp,
 ) -> Result<bool, DbError> {
     let seen = match seen_locked_at {
-        Some(at) => idempotency_keys::Column::LockedAt.eq(at),
+        Some(at) => idempotency_keys::Column::LockedAt.eq(at.micros()),
         None => idempotency_keys::Column::LockedAt.is_null(),
     };
     let result = idempotency_keys::Entity::update_many()
@@ -183,4 +188,78 @@ pub async fn sweep(db: &Db, cutoff: Timestamp) -> Result<u64, DbError> {
         .exec(db.conn())
         .await?;
     Ok(result.rows_affected)
+}
+
+// What a key's request produced.
+
+/// The idempotency key a write completes or is linked to.
+#[derive(Clone, Copy, Debug)]
+pub struct KeyRef<'a> {
+    pub account_id: &'a str,
+    pub key: &'a str,
+}
+
+/// What a key's request produced, stored with the key so a replay answers the same.
+#[derive(Clone, Debug)]
+pub struct StoredOutcome {
+    pub payment: Payment,
+    pub refund: Option<Refund>,
+}
+
+/// How an outcome is kept: the rows as they stood, as JSON.
+#[derive(Serialize, Deserialize)]
+struct OutcomeRows {
+    payment: payments::Model,
+    #[serde(default)]
+    refund: Option<refunds::Model>,
+}
+
+impl StoredOutcome {
+    /// Reads an outcome as [`to_json`](Self::to_json) wrote it.
+    pub fn parse(text: &str) -> Result<Self, DbError> {
+        let stored: OutcomeRows = serde_json::from_str(text)
+            .map_err(|_| DbError::unreadable("idempotency outcome", "(not JSON)"))?;
+        Ok(Self {
+            payment: rows::payment(stored.payment)?,
+            refund: stored.refund.map(rows::refund).transpose()?,
+        })
+    }
+
+    pub(crate) fn to_json(&self) -> String {
+        let stored = OutcomeRows {
+            payment: rows::payment_row(&self.payment),
+            refund: self.refund.as_ref().map(rows::refund_row),
+        };
+        serde_json::to_string(&stored).unwrap_or_default()
+    }
+}
+
+pub(crate) async fn complete_key(
+    conn: &impl ConnectionTrait,
+    key: KeyRef<'_>,
+    outcome: &StoredOutcome,
+) -> Result<(), DbError> {
+    complete(
+        conn,
+        key.account_id,
+        key.key,
+        &outcome.payment.id,
+        &outcome.to_json(),
+    )
+    .await
+}
+
+/// Marks a key done with the payment as it stands (no status change), e.g. an asynchronous
+/// charge that stays PROCESSING until its webhook.
+pub async fn complete_key_with(
+    db: &Db,
+    key: KeyRef<'_>,
+    payment: &Payment,
+    refund: Option<&Refund>,
+) -> Result<(), DbError> {
+    let outcome = StoredOutcome {
+        payment: payment.clone(),
+        refund: refund.cloned(),
+    };
+    complete_key(db.conn(), key, &outcome).await
 }

@@ -4,17 +4,18 @@
 //! `payment_writes`).
 
 pub mod accounts;
+pub mod announcements;
 mod db;
 pub mod entities;
+mod error;
 pub mod idempotency;
 pub mod payment_pages;
 pub mod payment_writes;
 pub mod payments;
+mod rows;
 pub mod sandbox;
 pub mod settings;
 pub mod webhook_writes;
 
 pub use db::{Backend, Db, DbConfig, PoolSizes, listen};
-
-/// A database failure; the error layer logs it and shows clients only `INTERNAL`.
-pub type DbError = sea_orm::DbErr;
+pub use error::DbError;

@@ -12,7 +12,7 @@ use sea_orm::{
 
 use super::entities::payments;
 use super::payments::Payment;
-use super::{Db, DbError};
+use super::{Db, DbError, rows};
 use crate::domain::paging::{Direction, Order, PageSize, PaymentFilter, Position, SortField};
 
 /// One page request, already validated.
@@ -42,8 +42,8 @@ pub struct Page {
 /// The value of the sort key of a row, as a cursor holds it.
 pub fn sort_key(payment: &Payment, field: SortField) -> i64 {
     match field {
-        SortField::CreatedAt => payment.created_at,
-        SortField::Amount => payment.amount,
+        SortField::CreatedAt => payment.created_at.micros(),
+        SortField::Amount => payment.amount.get(),
     }
 }
 
@@ -193,7 +193,7 @@ pub async fn fetch(db: &Db, query: &PageQuery) -> Result<Page, DbError> {
         rows.reverse();
     }
     Ok(Page {
-        rows,
+        rows: rows::payments(rows)?,
         more,
         backward,
     })
@@ -217,7 +217,10 @@ pub async fn exists_behind(db: &Db, query: &PageQuery) -> Result<bool, DbError> 
 
 /// Number of rows the filter selects (for `totalCount`, run only when it is asked for).
 pub async fn count(db: &Db, account_id: &str, filter: &PaymentFilter) -> Result<u64, DbError> {
-    filtered(account_id, filter).count(db.conn()).await
+    filtered(account_id, filter)
+        .count(db.conn())
+        .await
+        .map_err(DbError::from)
 }
 
 /// The SQL of the page statement with its values inlined, for `EXPLAIN` in tests and tools.
@@ -246,4 +249,6 @@ pub async fn offset_page_for_benchmark(
         .limit(limit)
         .all(db.conn())
         .await
+        .map_err(DbError::from)
+        .and_then(rows::payments)
 }

@@ -6,20 +6,20 @@ use sea_orm::{
 };
 
 use super::entities::{payment_events, payments, refunds};
-use super::{Db, DbError};
+use super::{Db, DbError, rows};
 use crate::domain::ids::{IdKind, new_id};
 use crate::domain::status::PaymentStatus;
 use crate::domain::time::Timestamp;
 
-pub use payment_events::Model as PaymentEvent;
-pub use payments::Model as Payment;
-pub use refunds::Model as Refund;
+pub use crate::domain::payment::{Payment, PaymentEvent, Refund};
 
 pub async fn find_payment(db: &Db, account_id: &str, id: &str) -> Result<Option<Payment>, DbError> {
     payments::Entity::find_by_id(id)
         .filter(payments::Column::AccountId.eq(account_id))
         .one(db.conn())
-        .await
+        .await?
+        .map(rows::payment)
+        .transpose()
 }
 
 pub async fn find_payments(
@@ -27,11 +27,13 @@ pub async fn find_payments(
     account_id: &str,
     ids: &[String],
 ) -> Result<Vec<Payment>, DbError> {
-    payments::Entity::find()
-        .filter(payments::Column::AccountId.eq(account_id))
-        .filter(payments::Column::Id.is_in(ids.iter().cloned()))
-        .all(db.conn())
-        .await
+    rows::payments(
+        payments::Entity::find()
+            .filter(payments::Column::AccountId.eq(account_id))
+            .filter(payments::Column::Id.is_in(ids.iter().cloned()))
+            .all(db.conn())
+            .await?,
+    )
 }
 
 pub async fn find_refunds(
@@ -39,11 +41,13 @@ pub async fn find_refunds(
     account_id: &str,
     ids: &[String],
 ) -> Result<Vec<Refund>, DbError> {
-    refunds::Entity::find()
-        .filter(refunds::Column::AccountId.eq(account_id))
-        .filter(refunds::Column::Id.is_in(ids.iter().cloned()))
-        .all(db.conn())
-        .await
+    rows::refunds(
+        refunds::Entity::find()
+            .filter(refunds::Column::AccountId.eq(account_id))
+            .filter(refunds::Column::Id.is_in(ids.iter().cloned()))
+            .all(db.conn())
+            .await?,
+    )
 }
 
 /// Refunds of the given payments, oldest first.
@@ -52,13 +56,15 @@ pub async fn refunds_of(
     account_id: &str,
     payment_ids: &[String],
 ) -> Result<Vec<Refund>, DbError> {
-    refunds::Entity::find()
-        .filter(refunds::Column::AccountId.eq(account_id))
-        .filter(refunds::Column::PaymentId.is_in(payment_ids.iter().cloned()))
-        .order_by_asc(refunds::Column::CreatedAt)
-        .order_by_asc(refunds::Column::Id)
-        .all(db.conn())
-        .await
+    rows::refunds(
+        refunds::Entity::find()
+            .filter(refunds::Column::AccountId.eq(account_id))
+            .filter(refunds::Column::PaymentId.is_in(payment_ids.iter().cloned()))
+            .order_by_asc(refunds::Column::CreatedAt)
+            .order_by_asc(refunds::Column::Id)
+            .all(db.conn())
+            .await?,
+    )
 }
 
 /// Status changes of the given payments, oldest first (event ids are time-ordered).
@@ -67,13 +73,15 @@ pub async fn events_of(
     account_id: &str,
     payment_ids: &[String],
 ) -> Result<Vec<PaymentEvent>, DbError> {
-    payment_events::Entity::find()
-        .filter(payment_events::Column::AccountId.eq(account_id))
-        .filter(payment_events::Column::PaymentId.is_in(payment_ids.iter().cloned()))
-        .order_by_asc(payment_events::Column::CreatedAt)
-        .order_by_asc(payment_events::Column::Id)
-        .all(db.conn())
-        .await
+    rows::events(
+        payment_events::Entity::find()
+            .filter(payment_events::Column::AccountId.eq(account_id))
+            .filter(payment_events::Column::PaymentId.is_in(payment_ids.iter().cloned()))
+            .order_by_asc(payment_events::Column::CreatedAt)
+            .order_by_asc(payment_events::Column::Id)
+            .all(db.conn())
+            .await?,
+    )
 }
 
 /// A payment about to be stored, with the event that records its first status.
@@ -94,10 +102,10 @@ pub(crate) const CREATED_REASON: &str = "created";
 impl NewPayment {
     /// The rows that store it: the payment, under a new id that is also its processor key,
     /// and the event recording its first status.
-    pub(crate) fn models(&self) -> (Payment, PaymentEvent) {
+    pub(crate) fn models(&self) -> (payments::Model, payment_events::Model) {
         let id = new_id(IdKind::Payment);
         let at = self.created_at.micros();
-        let event = PaymentEvent {
+        let event = payment_events::Model {
             id: new_id(IdKind::PaymentEvent),
             payment_id: id.clone(),
             account_id: self.account_id.clone(),
@@ -106,7 +114,7 @@ impl NewPayment {
             reason: Some(CREATED_REASON.to_string()),
             created_at: at,
         };
-        let payment = Payment {
+        let payment = payments::Model {
             processor_key: id.clone(),
             id,
             account_id: self.account_id.clone(),
@@ -141,9 +149,9 @@ pub(crate) async fn insert_in(
     new: &NewPayment,
 ) -> Result<Payment, DbError> {
     let (payment, event) = new.rows();
-    let payment = payment.insert(txn).await?;
+    let payment = rows::payment(payment.insert(txn).await?)?;
     event.insert(txn).await?;
-    super::payment_writes::announce_in(txn, &payment).await?;
+    super::announcements::announce_in(txn, &payment).await?;
     Ok(payment)
 }
 
@@ -209,11 +217,13 @@ pub async fn stale(
     limit: u64,
 ) -> Result<Vec<Payment>, DbError> {
     use sea_orm::QuerySelect;
-    payments::Entity::find()
-        .filter(payments::Column::Status.eq(status.as_str()))
-        .filter(payments::Column::UpdatedAt.lt(before.micros()))
-        .order_by_asc(payments::Column::UpdatedAt)
-        .limit(limit)
-        .all(db.conn())
-        .await
+    rows::payments(
+        payments::Entity::find()
+            .filter(payments::Column::Status.eq(status.as_str()))
+            .filter(payments::Column::UpdatedAt.lt(before.micros()))
+            .order_by_asc(payments::Column::UpdatedAt)
+            .limit(limit)
+            .all(db.conn())
+            .await?,
+    )
 }

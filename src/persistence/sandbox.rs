@@ -51,12 +51,12 @@ pub async fn record(db: &Db, op: NewOperation<'_>) -> Result<(SandboxOperation, 
     // A conflict returns no row, which sea-orm reports as "not found".
     match inserted {
         Ok(TryInsertResult::Inserted(op)) => return Ok((op, true)),
-        Ok(_) | Err(DbError::RecordNotFound(_)) => {}
-        Err(err) => return Err(err),
+        Ok(_) | Err(sea_orm::DbErr::RecordNotFound(_)) => {}
+        Err(err) => return Err(err.into()),
     }
     let stored = find(db, op.idempotency_key)
         .await?
-        .ok_or_else(|| DbError::RecordNotFound("sandbox operation just recorded".into()))?;
+        .ok_or_else(|| DbError::NotFound("sandbox operation just recorded".into()))?;
     Ok((stored, false))
 }
 
@@ -64,6 +64,7 @@ pub async fn find(db: &Db, idempotency_key: &str) -> Result<Option<SandboxOperat
     sandbox_operations::Entity::find_by_id(idempotency_key)
         .one(db.conn())
         .await
+        .map_err(DbError::from)
 }
 
 /// Counts one more attempt at an operation still being attempted; returns the new count.
@@ -100,6 +101,7 @@ pub async fn refund_count(db: &Db) -> Result<u64, DbError> {
         .filter(sandbox_operations::Column::Kind.eq("refund"))
         .count(db.conn())
         .await
+        .map_err(DbError::from)
 }
 
 /// Charges the sandbox has settled (approved, declined or pending), over all keys.
@@ -109,4 +111,5 @@ pub async fn charge_count(db: &Db) -> Result<u64, DbError> {
         .filter(sandbox_operations::Column::Status.ne(ATTEMPTING))
         .count(db.conn())
         .await
+        .map_err(DbError::from)
 }

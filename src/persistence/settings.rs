@@ -34,5 +34,5 @@ pub async fn get_or_insert(
         .one(db.conn())
         .await?
         .map(|row| row.value)
-        .ok_or_else(|| DbError::RecordNotFound(format!("setting {name}")))
+        .ok_or_else(|| DbError::NotFound(format!("setting {name}")))
 }

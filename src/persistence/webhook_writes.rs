@@ -5,11 +5,10 @@ use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
 use super::entities::{payments, processor_events, refunds};
-use super::payment_writes::{Changes, StaleVersion, settle_refund_in, transition_in};
+use super::payment_writes::{Changes, Written, settle_refund_in, transition_in};
 use super::payments::Payment;
-use super::{Db, DbError};
+use super::{Db, DbError, rows};
 use crate::domain::state_machine::{self, PaymentOperation, RefundOperation};
-use crate::domain::status::{PaymentStatus, RefundStatus};
 use crate::domain::time::Timestamp;
 use crate::domain::webhook::EventKind;
 
@@ -38,10 +37,7 @@ pub enum EventOutcome {
     Ignored(String),
 }
 
-pub async fn apply(
-    db: &Db,
-    event: &IncomingEvent<'_>,
-) -> Result<Result<EventOutcome, StaleVersion>, DbError> {
+pub async fn apply(db: &Db, event: &IncomingEvent<'_>) -> Result<Written<EventOutcome>, DbError> {
     let txn = db.begin_write().await?;
     let inserted = processor_events::Entity::insert(processor_events::ActiveModel {
         event_id: Set(event.id.to_string()),
@@ -59,14 +55,16 @@ pub async fn apply(
     .await?;
     if inserted == 0 {
         txn.rollback().await?;
-        return Ok(Ok(EventOutcome::Duplicate));
+        return Ok(Written::Done(EventOutcome::Duplicate));
     }
     let outcome = match event.kind {
         EventKind::ChargeSucceeded | EventKind::ChargeFailed => {
             let payment = payments::Entity::find()
                 .filter(payments::Column::ProcessorKey.eq(event.processor_key))
                 .one(&txn)
-                .await?;
+                .await?
+                .map(rows::payment)
+                .transpose()?;
             match payment {
                 None => EventOutcome::Ignored("no payment with this charge key".into()),
                 Some(payment) => {
@@ -91,20 +89,19 @@ pub async fn apply(
                             },
                         )
                     };
-                    let status = PaymentStatus::parse(&payment.status);
-                    match status.map(|s| state_machine::next(s, operation)) {
-                        Some(Ok(to)) => {
+                    match state_machine::next(payment.status, operation) {
+                        Ok(to) => {
                             match transition_in(&txn, &payment, to, "processor webhook", &changes)
                                 .await?
                             {
-                                Ok(updated) => EventOutcome::Applied(Box::new(updated)),
-                                Err(stale) => {
+                                Written::Done(updated) => EventOutcome::Applied(Box::new(updated)),
+                                Written::Stale => {
                                     txn.rollback().await?;
-                                    return Ok(Err(stale));
+                                    return Ok(Written::Stale);
                                 }
                             }
                         }
-                        _ => EventOutcome::Ignored(format!(
+                        Err(_) => EventOutcome::Ignored(format!(
                             "a {} payment cannot {}",
                             payment.status,
                             operation.name()
@@ -117,13 +114,15 @@ pub async fn apply(
             let refund = refunds::Entity::find()
                 .filter(refunds::Column::ProcessorKey.eq(event.processor_key))
                 .one(&txn)
-                .await?;
+                .await?
+                .map(rows::refund)
+                .transpose()?;
             let payment = match &refund {
-                Some(r) => {
-                    payments::Entity::find_by_id(&r.payment_id)
-                        .one(&txn)
-                        .await?
-                }
+                Some(r) => payments::Entity::find_by_id(&r.payment_id)
+                    .one(&txn)
+                    .await?
+                    .map(rows::payment)
+                    .transpose()?,
                 None => None,
             };
             match (refund, payment) {
@@ -133,20 +132,14 @@ pub async fn apply(
                     } else {
                         RefundOperation::Fail
                     };
-                    let plan = match (
-                        PaymentStatus::parse(&payment.status),
-                        RefundStatus::parse(&refund.status),
-                    ) {
-                        (Some(p), Some(r)) => state_machine::settle_refund(
-                            p,
-                            payment.amount,
-                            payment.amount_refunded,
-                            r,
-                            refund.amount,
-                            operation,
-                        ),
-                        _ => Err("unreadable stored status"),
-                    };
+                    let plan = state_machine::settle_refund(
+                        payment.status,
+                        payment.amount.get(),
+                        payment.amount_refunded,
+                        refund.status,
+                        refund.amount.get(),
+                        operation,
+                    );
                     match plan {
                         Ok(plan) => {
                             let settled = settle_refund_in(
@@ -159,10 +152,12 @@ pub async fn apply(
                             )
                             .await?;
                             match settled {
-                                Ok((updated, _)) => EventOutcome::Applied(Box::new(updated)),
-                                Err(stale) => {
+                                Written::Done((updated, _)) => {
+                                    EventOutcome::Applied(Box::new(updated))
+                                }
+                                Written::Stale => {
                                     txn.rollback().await?;
-                                    return Ok(Err(stale));
+                                    return Ok(Written::Stale);
                                 }
                             }
                         }
@@ -184,7 +179,7 @@ pub async fn apply(
         .exec(&txn)
         .await?;
     txn.commit().await?;
-    Ok(Ok(outcome))
+    Ok(Written::Done(outcome))
 }
 
 /// Every recorded event's id and outcome, oldest first (for audits and tests).

@@ -5,7 +5,7 @@
 
 use tokio::sync::broadcast;
 
-use crate::persistence::payment_writes::{
+use crate::persistence::announcements::{
     Announced, CHANGES_CHANNEL as CHANNEL, parse_announcement,
 };
 use crate::persistence::payments::{self, Payment};

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::domain::idempotency::{Decision, IdempotencyKey, KeyState, decide};
+use crate::domain::idempotency::{Decision, IdempotencyKey, decide};
 use crate::domain::time::Timestamp;
 use crate::error::ApiError;
 use crate::persistence::Db;
@@ -90,14 +90,11 @@ async fn next_action(
         let Some(record) = idempotency::find(db, account_id, key.as_str()).await? else {
             continue;
         };
-        let state = KeyState::parse(&record.state)
-            .ok_or_else(|| ApiError::internal(format!("unknown key state {}", record.state)))?;
-        let locked_at = record.locked_at.map(Timestamp::from_micros);
         match decide(
-            state,
+            record.state,
             &record.request_hash,
             fingerprint,
-            locked_at,
+            record.locked_at,
             now,
             lock_timeout,
         ) {
@@ -116,8 +113,8 @@ async fn next_action(
                 let outcome = record
                     .outcome
                     .as_deref()
-                    .and_then(StoredOutcome::parse)
-                    .ok_or_else(|| ApiError::internal("stored outcome unreadable"))?;
+                    .map(StoredOutcome::parse)
+                    .ok_or_else(|| ApiError::internal("a done key without its outcome"))??;
                 crate::metrics::record_idempotency_replay();
                 return Ok(NextAction::Replay {
                     outcome: Box::new(outcome),

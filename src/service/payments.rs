@@ -14,7 +14,7 @@ use crate::domain::state_machine::{self, PaymentOperation};
 use crate::domain::status::PaymentStatus;
 use crate::domain::time::Timestamp;
 use crate::error::ApiError;
-use crate::persistence::payment_writes::{self, Changes, KeyAction, KeyRef, NewClaim};
+use crate::persistence::payment_writes::{self, Changes, KeyAction, KeyRef, NewClaim, Written};
 use crate::persistence::payments::{self, NewPayment, Payment};
 use crate::persistence::{Db, idempotency};
 use crate::processor::{ChargeOutcome, ChargeRequest, Retrying};
@@ -280,7 +280,7 @@ impl PaymentService {
         }
         let mut payment = self.reload(account_id, payment_id).await?;
         for _ in 0..MAX_STALE_RETRIES {
-            let status = stored_status(&payment)?;
+            let status = payment.status;
             let to = match state_machine::next(status, PaymentOperation::Confirm) {
                 Ok(to) => to,
                 Err(refused) => {
@@ -298,11 +298,11 @@ impl PaymentService {
             )
             .await?
             {
-                Ok(processing) => {
+                Written::Done(processing) => {
                     self.changed(&processing);
                     return self.charge(processing, key_ref).await;
                 }
-                Err(_stale) => payment = self.reload(account_id, payment_id).await?,
+                Written::Stale => payment = self.reload(account_id, payment_id).await?,
             }
         }
         idempotency::release(&self.db, account_id, key.as_str()).await?;
@@ -321,15 +321,15 @@ impl PaymentService {
     /// completes the idempotency key in one transaction. The processor call happens outside
     /// any transaction.
     async fn charge(&self, payment: Payment, key: KeyRef<'_>) -> Result<PaymentResult, ApiError> {
-        if stored_status(&payment)? != PaymentStatus::Processing {
+        if payment.status != PaymentStatus::Processing {
             // Settled meanwhile (by a webhook, say): that is the outcome.
             payment_writes::complete_key_with(&self.db, key, &payment, None).await?;
             return Ok(PaymentResult::made(payment));
         }
         let request = ChargeRequest {
             idempotency_key: payment.processor_key.clone(),
-            amount: payment.amount,
-            currency: payment.currency.clone(),
+            amount: payment.amount.get(),
+            currency: payment.currency.code(),
             source: payment.source.clone(),
         };
         let outcome = match self.processor.charge(&request).await {
@@ -390,7 +390,7 @@ impl PaymentService {
         key: KeyRef<'_>,
     ) -> Result<PaymentResult, ApiError> {
         for _ in 0..MAX_STALE_RETRIES {
-            let Ok(to) = state_machine::next(stored_status(&payment)?, operation) else {
+            let Ok(to) = state_machine::next(payment.status, operation) else {
                 // Someone else settled it first; the payment as it stands is the outcome.
                 payment_writes::complete_key_with(&self.db, key, &payment, None).await?;
                 return Ok(PaymentResult::made(payment));
@@ -405,11 +405,11 @@ impl PaymentService {
             )
             .await?
             {
-                Ok(settled) => {
+                Written::Done(settled) => {
                     self.changed(&settled);
                     return Ok(PaymentResult::made(settled));
                 }
-                Err(_stale) => payment = self.reload(key.account_id, &payment.id).await?,
+                Written::Stale => payment = self.reload(key.account_id, &payment.id).await?,
             }
         }
         idempotency::release(&self.db, key.account_id, key.key).await?;
@@ -417,9 +417,4 @@ impl PaymentService {
             retry_after_seconds: 1,
         })
     }
-}
-
-pub(crate) fn stored_status(payment: &Payment) -> Result<PaymentStatus, ApiError> {
-    PaymentStatus::parse(&payment.status)
-        .ok_or_else(|| ApiError::internal("unknown stored payment status"))
 }

@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
-use super::payments::{PaymentService, stored_status};
+use super::payments::PaymentService;
 use crate::domain::state_machine::{self, PaymentOperation};
 use crate::domain::status::PaymentStatus;
 use crate::domain::time::Timestamp;
 use crate::error::ApiError;
-use crate::persistence::payment_writes::{self, Changes, KeyAction};
+use crate::persistence::payment_writes::{self, Changes, KeyAction, Written};
 use crate::persistence::payments::{self, Payment};
 use crate::processor::ChargeOutcome;
 
@@ -117,18 +117,18 @@ impl PaymentService {
         changes: Changes,
         reason: &str,
     ) -> Result<bool, ApiError> {
-        let Ok(to) = state_machine::next(stored_status(payment)?, operation) else {
+        let Ok(to) = state_machine::next(payment.status, operation) else {
             return Ok(false);
         };
         let done =
             payment_writes::transition(self.db(), payment, to, reason, changes, KeyAction::None)
                 .await?;
         match done {
-            Ok(updated) => {
+            Written::Done(updated) => {
                 self.changed(&updated);
                 Ok(true)
             }
-            Err(_stale) => Ok(false),
+            Written::Stale => Ok(false),
         }
     }
 }

@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::check_free_text;
 use super::idempotency::{NextAction, begin};
-use super::payments::{PROCESSOR_ERROR, PaymentResult, PaymentService, stored_status};
+use super::payments::{PROCESSOR_ERROR, PaymentResult, PaymentService};
 use crate::domain::idempotency::{IdempotencyKey, fingerprint};
 use crate::domain::ids::{IdKind, is_id_of};
 use crate::domain::money::MinorUnits;
@@ -13,7 +13,7 @@ use crate::domain::state_machine::{self, PaymentOperation, RefundOperation};
 use crate::domain::status::{PaymentStatus, RefundStatus};
 use crate::error::ApiError;
 use crate::persistence::idempotency;
-use crate::persistence::payment_writes::{self, Changes, KeyAction, KeyRef};
+use crate::persistence::payment_writes::{self, Changes, KeyAction, KeyRef, Written};
 use crate::persistence::payments::{self, Payment, Refund};
 use crate::processor::{RefundOutcome, RefundRequest};
 
@@ -115,20 +115,23 @@ impl PaymentService {
         }
         for _ in 0..MAX_STALE_RETRIES {
             let payment = self.reload(account_id, &input.payment_id).await?;
-            let status = stored_status(&payment)?;
+            let status = payment.status;
             if let Err(refused) = state_machine::next(status, PaymentOperation::RefundRequested) {
                 idempotency::forget(self.db(), account_id, key.as_str()).await?;
                 return Err(refused.into());
             }
-            let refundable = payment.amount - payment.amount_refunded;
+            let refundable = payment.amount_refundable();
             let requested = input.amount.map(MinorUnits::get).unwrap_or(refundable);
-            if requested > refundable || requested <= 0 {
+            let Some(requested) = MinorUnits::parse(requested)
+                .ok()
+                .filter(|r| r.get() <= refundable)
+            else {
                 idempotency::forget(self.db(), account_id, key.as_str()).await?;
                 return Err(ApiError::RefundExceedsAvailable(format!(
                     "cannot refund {requested}: {refundable} of {} is still refundable",
-                    payment.amount
+                    payment.amount.get()
                 )));
-            }
+            };
             match payment_writes::begin_refund(
                 self.db(),
                 &payment,
@@ -138,11 +141,11 @@ impl PaymentService {
             )
             .await?
             {
-                Ok((refunding, refund)) => {
+                Written::Done((refunding, refund)) => {
                     self.changed(&refunding);
                     return self.send_refund(refunding, refund, key_ref).await;
                 }
-                Err(_stale) => continue,
+                Written::Stale => continue,
             }
         }
         idempotency::release(self.db(), account_id, key.as_str()).await?;
@@ -165,7 +168,7 @@ impl PaymentService {
         refund: Refund,
         key: KeyRef<'_>,
     ) -> Result<RefundResult, ApiError> {
-        if refund.status != RefundStatus::Pending.as_str() {
+        if refund.status != RefundStatus::Pending {
             payment_writes::complete_key_with(self.db(), key, &payment, Some(&refund)).await?;
             return Ok(RefundResult {
                 refund,
@@ -176,8 +179,8 @@ impl PaymentService {
         let request = RefundRequest {
             idempotency_key: refund.processor_key.clone(),
             charge_key: payment.processor_key.clone(),
-            amount: refund.amount,
-            currency: refund.currency.clone(),
+            amount: refund.amount.get(),
+            currency: refund.currency.code(),
         };
         let outcome = match self.processor().refund(&request).await {
             Ok(outcome) => outcome,
@@ -231,14 +234,12 @@ impl PaymentService {
         key: Option<KeyRef<'_>>,
     ) -> Result<(Payment, Refund), ApiError> {
         for _ in 0..MAX_STALE_RETRIES {
-            let refund_status = RefundStatus::parse(&refund.status)
-                .ok_or_else(|| ApiError::internal("unknown stored refund status"))?;
             let plan = state_machine::settle_refund(
-                stored_status(&payment)?,
-                payment.amount,
+                payment.status,
+                payment.amount.get(),
                 payment.amount_refunded,
-                refund_status,
-                refund.amount,
+                refund.status,
+                refund.amount.get(),
                 operation,
             );
             let Ok(plan) = plan else {
@@ -260,11 +261,11 @@ impl PaymentService {
             )
             .await?;
             match settled {
-                Ok(both) => {
+                Written::Done(both) => {
                     self.changed(&both.0);
                     return Ok(both);
                 }
-                Err(_stale) => {
+                Written::Stale => {
                     payment = self.reload(&payment.account_id, &payment.id).await?;
                     refund = self.reload_refund(&refund.account_id, &refund.id).await?;
                 }
@@ -290,7 +291,7 @@ impl PaymentService {
         }
         for _ in 0..MAX_STALE_RETRIES {
             let payment = self.reload(account_id, payment_id).await?;
-            let status = stored_status(&payment)?;
+            let status = payment.status;
             if status == PaymentStatus::Canceled {
                 return Ok(PaymentResult::made(payment));
             }
@@ -304,7 +305,7 @@ impl PaymentService {
                 KeyAction::None,
             )
             .await?;
-            if let Ok(payment) = changed {
+            if let Written::Done(payment) = changed {
                 self.changed(&payment);
                 return Ok(PaymentResult::made(payment));
             }

@@ -7,6 +7,7 @@ use crate::domain::time::Timestamp;
 use crate::domain::webhook::{self, EventKind, WebhookRejection};
 use crate::error::ApiError;
 use crate::persistence::Db;
+use crate::persistence::payment_writes::Written;
 use crate::persistence::webhook_writes::{self, EventOutcome, IncomingEvent};
 use crate::processor::webhooks::WebhookEvent;
 
@@ -64,7 +65,7 @@ pub async fn receive(
         payload: &payload,
     };
     for _ in 0..MAX_STALE_RETRIES {
-        if let Ok(outcome) = webhook_writes::apply(db, &incoming).await? {
+        if let Written::Done(outcome) = webhook_writes::apply(db, &incoming).await? {
             if let EventOutcome::Applied(payment) = &outcome {
                 feed.publish(payment);
             }

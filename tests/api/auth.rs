@@ -58,8 +58,10 @@ on_both_backends! {
         let (account_id, key) = app.account("Acme").await;
         let keys = graphpay::persistence::accounts::list_keys(&app.db, &account_id).await.unwrap();
         assert_eq!(keys.len(), 1);
-        assert_ne!(keys[0].key_hash, key);
-        assert!(!keys[0].key_hash.contains(&key[4..]));
+        let stored = app.db.query_text("SELECT key_hash FROM api_keys").await.unwrap();
+        let key_hash = &stored[0][0];
+        assert_ne!(key_hash, &key);
+        assert!(!key_hash.contains(&key[4..]));
         assert!(key.starts_with(&keys[0].prefix));
         assert!(keys[0].prefix.len() < 16);
     }

@@ -1,0 +1,134 @@
+//! Payments, their refunds and their events as the gateway passes them around: typed values,
+//! read from storage once and carrying the rules that belong to them.
+
+use super::currency::Currency;
+use super::money::MinorUnits;
+use super::status::{PaymentStatus, RefundStatus};
+use super::time::Timestamp;
+
+/// A payment: an amount charged to a source, and everything that became of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Payment {
+    /// `pay_...`
+    pub id: String,
+    pub account_id: String,
+    pub amount: MinorUnits,
+    pub currency: Currency,
+    pub status: PaymentStatus,
+    /// Sum of succeeded refunds, in minor units; never more than `amount`.
+    pub amount_refunded: i64,
+    pub source: String,
+    pub description: Option<String>,
+    pub failure_code: Option<String>,
+    pub failure_message: Option<String>,
+    /// The idempotency key the processor knows this payment's charge by.
+    pub processor_key: String,
+    pub processor_ref: Option<String>,
+    /// Incremented by every change; writes check it (optimistic locking).
+    pub version: i32,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+impl Payment {
+    /// What may still be refunded: nothing unless the payment is SUCCEEDED or
+    /// PARTIALLY_REFUNDED, and never more than was charged and not yet refunded.
+    pub fn amount_refundable(&self) -> i64 {
+        match self.status {
+            PaymentStatus::Succeeded | PaymentStatus::PartiallyRefunded => {
+                (self.amount.get() - self.amount_refunded).max(0)
+            }
+            PaymentStatus::Pending
+            | PaymentStatus::Processing
+            | PaymentStatus::Failed
+            | PaymentStatus::Canceled
+            | PaymentStatus::Refunding
+            | PaymentStatus::Refunded => 0,
+        }
+    }
+
+    /// What is left to refund, whatever the status (a refund in flight counts against it only
+    /// once it settles).
+    pub fn unrefunded(&self) -> i64 {
+        (self.amount.get() - self.amount_refunded).max(0)
+    }
+}
+
+/// A refund of part or all of a payment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refund {
+    /// `re_...`
+    pub id: String,
+    pub payment_id: String,
+    pub account_id: String,
+    pub amount: MinorUnits,
+    pub currency: Currency,
+    pub status: RefundStatus,
+    pub reason: Option<String>,
+    pub failure_code: Option<String>,
+    pub processor_key: String,
+    pub processor_ref: Option<String>,
+    pub version: i32,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// One status change of a payment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PaymentEvent {
+    pub id: String,
+    pub payment_id: String,
+    pub account_id: String,
+    /// `None` for the event that created the payment.
+    pub from_status: Option<PaymentStatus>,
+    pub to_status: PaymentStatus,
+    pub reason: Option<String>,
+    pub created_at: Timestamp,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn payment(status: PaymentStatus, refunded: i64) -> Payment {
+        Payment {
+            id: "pay_1".into(),
+            account_id: "acct_1".into(),
+            amount: MinorUnits::parse(1_000).unwrap(),
+            currency: Currency::parse("USD").unwrap(),
+            status,
+            amount_refunded: refunded,
+            source: "tok_visa".into(),
+            description: None,
+            failure_code: None,
+            failure_message: None,
+            processor_key: "k".into(),
+            processor_ref: None,
+            version: 1,
+            created_at: Timestamp::from_micros(0),
+            updated_at: Timestamp::from_micros(0),
+        }
+    }
+
+    #[test]
+    fn only_settled_charges_are_refundable() {
+        assert_eq!(
+            payment(PaymentStatus::Succeeded, 0).amount_refundable(),
+            1_000
+        );
+        assert_eq!(
+            payment(PaymentStatus::PartiallyRefunded, 300).amount_refundable(),
+            700
+        );
+        for status in [
+            PaymentStatus::Pending,
+            PaymentStatus::Processing,
+            PaymentStatus::Failed,
+            PaymentStatus::Canceled,
+            PaymentStatus::Refunding,
+            PaymentStatus::Refunded,
+        ] {
+            assert_eq!(payment(status, 0).amount_refundable(), 0, "{status}");
+        }
+    }
+}

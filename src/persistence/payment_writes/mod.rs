@@ -1,0 +1,14 @@
+//! Writing payments and refunds, by subject: creates for idempotency keys, status
+//! transitions, and refunds. Every change is version-checked where it can race, records an
+//! event, and is announced (see `announcements`) by the transaction that makes it.
+
+mod creates;
+mod refunds;
+mod transitions;
+
+pub use super::idempotency::{KeyRef, StoredOutcome, complete_key_with};
+pub use creates::{NewClaim, claim_and_create, create_for_key};
+pub(crate) use refunds::settle_refund_in;
+pub use refunds::{begin_refund, settle_refund};
+pub(crate) use transitions::transition_in;
+pub use transitions::{Changes, KeyAction, Written, transition};
