@@ -14,6 +14,7 @@ use async_graphql::{
 };
 
 use crate::persistence::DbError;
+use crate::service::ServiceError;
 
 /// Every error a client can see. Deliberately not `Display`: the only way into a GraphQL error
 /// is `From<ApiError>`, which always attaches the code.
@@ -137,6 +138,32 @@ impl From<crate::domain::state_machine::InvalidTransition> for ApiError {
             from: refused.from.as_str().to_string(),
             operation: refused.operation.name().to_string(),
         }
+    }
+}
+
+impl From<ServiceError> for ApiError {
+    fn from(err: ServiceError) -> Self {
+        match err {
+            ServiceError::BadInput { field, message } => ApiError::BadUserInput { field, message },
+            ServiceError::InvalidAmount(m) => ApiError::InvalidAmount(m),
+            ServiceError::IdempotencyKeyReused => ApiError::IdempotencyKeyReused,
+            ServiceError::RequestInProgress {
+                retry_after_seconds,
+            } => ApiError::RequestInProgress {
+                retry_after_seconds,
+            },
+            ServiceError::InvalidTransition(refused) => refused.into(),
+            ServiceError::RefundExceedsAvailable(m) => ApiError::RefundExceedsAvailable(m),
+            ServiceError::ProcessorUnavailable => ApiError::ProcessorUnavailable,
+            ServiceError::Store(err) => ApiError::internal(err),
+            ServiceError::Internal(cause) => ApiError::internal(cause),
+        }
+    }
+}
+
+impl From<ServiceError> for async_graphql::Error {
+    fn from(err: ServiceError) -> Self {
+        ApiError::from(err).into()
     }
 }
 

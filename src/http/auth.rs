@@ -4,7 +4,8 @@ use axum::http::HeaderMap;
 use axum::http::header::AUTHORIZATION;
 
 use crate::error::ApiError;
-use crate::persistence::{Db, accounts};
+use crate::persistence::Db;
+use crate::service::accounts;
 
 /// The key from an `Authorization: Bearer <key>` value, if it has that shape.
 pub fn bearer(value: Option<&str>) -> Option<&str> {
@@ -25,7 +26,7 @@ pub async fn account_of(db: &Db, headers: &HeaderMap) -> Result<String, ApiError
 /// Checks an `Authorization` value (from a header or a WebSocket `connection_init`).
 pub async fn authenticate(db: &Db, authorization: Option<&str>) -> Result<String, ApiError> {
     let key = bearer(authorization).ok_or(ApiError::Unauthenticated)?;
-    accounts::authenticate(db, key)
+    accounts::account_for_key(db, key)
         .await?
         .ok_or(ApiError::Unauthenticated)
 }

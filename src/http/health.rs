@@ -8,6 +8,7 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use super::AppState;
+use crate::service::readiness;
 
 pub async fn healthz() -> Json<Value> {
     Json(json!({"status": "ok"}))
@@ -18,14 +19,14 @@ pub async fn healthz() -> Json<Value> {
 const READINESS_DEADLINE: Duration = Duration::from_secs(1);
 
 pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
-    match tokio::time::timeout(READINESS_DEADLINE, state.db.ping()).await {
+    match tokio::time::timeout(READINESS_DEADLINE, readiness::database_answers(&state.db)).await {
         Ok(Ok(())) => {
             return (
                 StatusCode::OK,
                 Json(json!({"status": "ok", "database": "ok"})),
             );
         }
-        Ok(Err(err)) => tracing::warn!(error = %err, "readiness check failed"),
+        Ok(Err(err)) => tracing::warn!(error = ?err, "readiness check failed"),
         Err(_) => tracing::warn!(
             deadline_ms = READINESS_DEADLINE.as_millis(),
             "readiness check failed: the database did not answer in time"

@@ -10,8 +10,7 @@ use serde_json::{Value, json};
 
 use super::AppState;
 use crate::domain::webhook::{SIGNATURE_HEADER, WebhookRejection};
-use crate::persistence::webhook_writes::EventOutcome;
-use crate::service::webhooks::{self, Refusal};
+use crate::service::webhooks::{self, EventOutcome, Refusal};
 
 pub async fn receive(
     State(state): State<AppState>,

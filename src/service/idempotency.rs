@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
+use super::ServiceError;
 use crate::domain::idempotency::{Decision, IdempotencyKey, decide};
 use crate::domain::time::Timestamp;
-use crate::error::ApiError;
 use crate::persistence::Db;
 use crate::persistence::idempotency::{self, IdempotencyRecord};
 use crate::persistence::payment_writes::StoredOutcome;
@@ -46,7 +46,7 @@ pub async fn begin(
     key: &IdempotencyKey,
     operation: &str,
     fingerprint: &str,
-) -> Result<NextAction, ApiError> {
+) -> Result<NextAction, ServiceError> {
     next_action(db, settings, account_id, key, operation, fingerprint, true).await
 }
 
@@ -60,7 +60,7 @@ pub async fn after_claimed(
     key: &IdempotencyKey,
     operation: &str,
     fingerprint: &str,
-) -> Result<NextAction, ApiError> {
+) -> Result<NextAction, ServiceError> {
     next_action(db, settings, account_id, key, operation, fingerprint, false).await
 }
 
@@ -72,7 +72,7 @@ async fn next_action(
     operation: &str,
     fingerprint: &str,
     mut claim_first: bool,
-) -> Result<NextAction, ApiError> {
+) -> Result<NextAction, ServiceError> {
     let lock_timeout = i64::try_from(settings.lock_timeout.as_secs()).unwrap_or(i64::MAX);
     // A few rounds cover the races: a key swept, or taken over by someone else, in between.
     for _ in 0..4 {
@@ -100,12 +100,12 @@ async fn next_action(
         ) {
             Decision::Reused => {
                 crate::metrics::record_idempotency_key_conflict(operation);
-                return Err(ApiError::IdempotencyKeyReused);
+                return Err(ServiceError::IdempotencyKeyReused);
             }
             Decision::InProgress {
                 retry_after_seconds,
             } => {
-                return Err(ApiError::RequestInProgress {
+                return Err(ServiceError::RequestInProgress {
                     retry_after_seconds,
                 });
             }
@@ -114,7 +114,7 @@ async fn next_action(
                     .outcome
                     .as_deref()
                     .map(StoredOutcome::parse)
-                    .ok_or_else(|| ApiError::internal("a done key without its outcome"))??;
+                    .ok_or_else(|| ServiceError::internal("a done key without its outcome"))??;
                 crate::metrics::record_idempotency_replay();
                 return Ok(NextAction::Replay {
                     outcome: Box::new(outcome),
@@ -132,7 +132,7 @@ async fn next_action(
             }
         }
     }
-    Err(ApiError::RequestInProgress {
+    Err(ServiceError::RequestInProgress {
         retry_after_seconds: 1,
     })
 }

@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use super::ServiceError;
 use super::check_free_text;
 use super::feed::PaymentFeed;
 use super::idempotency::{IdempotencySettings, NextAction, after_claimed, begin};
@@ -13,7 +14,6 @@ use crate::domain::money::MinorUnits;
 use crate::domain::state_machine::{self, PaymentOperation};
 use crate::domain::status::PaymentStatus;
 use crate::domain::time::Timestamp;
-use crate::error::ApiError;
 use crate::persistence::payment_writes::{self, Changes, KeyAction, KeyRef, NewClaim, Written};
 use crate::persistence::payments::{self, NewPayment, Payment};
 use crate::persistence::{Db, idempotency};
@@ -41,13 +41,13 @@ impl CreatePayment {
         source: String,
         description: Option<String>,
         confirm: bool,
-    ) -> Result<Self, ApiError> {
-        let amount = MinorUnits::parse(amount).map_err(ApiError::InvalidAmount)?;
+    ) -> Result<Self, ServiceError> {
+        let amount = MinorUnits::parse(amount).map_err(ServiceError::InvalidAmount)?;
         if source.is_empty()
             || source.len() > MAX_SOURCE_LEN
             || !source.bytes().all(|b| b.is_ascii_graphic())
         {
-            return Err(ApiError::bad_input(
+            return Err(ServiceError::bad_input(
                 "input.source",
                 format!(
                     "source must be 1 to {MAX_SOURCE_LEN} printable ASCII characters without spaces, e.g. tok_visa"
@@ -167,7 +167,7 @@ impl PaymentService {
         account_id: &str,
         key: &IdempotencyKey,
         input: CreatePayment,
-    ) -> Result<PaymentResult, ApiError> {
+    ) -> Result<PaymentResult, ServiceError> {
         let fingerprint = input.fingerprint();
         let key_ref = KeyRef {
             account_id,
@@ -244,9 +244,9 @@ impl PaymentService {
         account_id: &str,
         key: &IdempotencyKey,
         payment_id: &str,
-    ) -> Result<PaymentResult, ApiError> {
+    ) -> Result<PaymentResult, ServiceError> {
         if !is_id_of(IdKind::Payment, payment_id) {
-            return Err(ApiError::bad_input(
+            return Err(ServiceError::bad_input(
                 "paymentId",
                 "not a payment id (they start with pay_)",
             ));
@@ -306,21 +306,25 @@ impl PaymentService {
             }
         }
         idempotency::release(&self.db, account_id, key.as_str()).await?;
-        Err(ApiError::RequestInProgress {
+        Err(ServiceError::RequestInProgress {
             retry_after_seconds: 1,
         })
     }
 
-    pub(crate) async fn reload(&self, account_id: &str, id: &str) -> Result<Payment, ApiError> {
+    pub(crate) async fn reload(&self, account_id: &str, id: &str) -> Result<Payment, ServiceError> {
         payments::find_payment(&self.db, account_id, id)
             .await?
-            .ok_or_else(|| ApiError::bad_input("paymentId", "no payment with this id"))
+            .ok_or_else(|| ServiceError::bad_input("paymentId", "no payment with this id"))
     }
 
     /// Charges a PROCESSING payment with its own processor key, then records the outcome and
     /// completes the idempotency key in one transaction. The processor call happens outside
     /// any transaction.
-    async fn charge(&self, payment: Payment, key: KeyRef<'_>) -> Result<PaymentResult, ApiError> {
+    async fn charge(
+        &self,
+        payment: Payment,
+        key: KeyRef<'_>,
+    ) -> Result<PaymentResult, ServiceError> {
         if payment.status != PaymentStatus::Processing {
             // Settled meanwhile (by a webhook, say): that is the outcome.
             payment_writes::complete_key_with(&self.db, key, &payment, None).await?;
@@ -337,7 +341,7 @@ impl PaymentService {
             Err(err) if err.is_transient() => {
                 idempotency::release(&self.db, key.account_id, key.key).await?;
                 tracing::warn!(error = %err, "processor unavailable; claim released");
-                return Err(ApiError::ProcessorUnavailable);
+                return Err(ServiceError::ProcessorUnavailable);
             }
             Err(err) => {
                 // Refused outright: the payment fails rather than waiting for ever.
@@ -388,7 +392,7 @@ impl PaymentService {
         changes: Changes,
         reason: &str,
         key: KeyRef<'_>,
-    ) -> Result<PaymentResult, ApiError> {
+    ) -> Result<PaymentResult, ServiceError> {
         for _ in 0..MAX_STALE_RETRIES {
             let Ok(to) = state_machine::next(payment.status, operation) else {
                 // Someone else settled it first; the payment as it stands is the outcome.
@@ -413,7 +417,7 @@ impl PaymentService {
             }
         }
         idempotency::release(&self.db, key.account_id, key.key).await?;
-        Err(ApiError::RequestInProgress {
+        Err(ServiceError::RequestInProgress {
             retry_after_seconds: 1,
         })
     }

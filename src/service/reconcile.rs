@@ -4,11 +4,11 @@
 
 use std::time::Duration;
 
+use super::ServiceError;
 use super::payments::PaymentService;
 use crate::domain::state_machine::{self, PaymentOperation};
 use crate::domain::status::PaymentStatus;
 use crate::domain::time::Timestamp;
-use crate::error::ApiError;
 use crate::persistence::payment_writes::{self, Changes, KeyAction, Written};
 use crate::persistence::payments::{self, Payment};
 use crate::processor::ChargeOutcome;
@@ -37,7 +37,7 @@ impl PaymentService {
     pub async fn reconcile(
         &self,
         settings: ReconcileSettings,
-    ) -> Result<ReconcileReport, ApiError> {
+    ) -> Result<ReconcileReport, ServiceError> {
         let mut report = ReconcileReport::default();
         let now = Timestamp::now();
         let pending_cutoff = now.plus_seconds(-seconds(settings.pending_ttl));
@@ -116,7 +116,7 @@ impl PaymentService {
         operation: PaymentOperation,
         changes: Changes,
         reason: &str,
-    ) -> Result<bool, ApiError> {
+    ) -> Result<bool, ServiceError> {
         let Ok(to) = state_machine::next(payment.status, operation) else {
             return Ok(false);
         };

@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use super::ServiceError;
 use super::check_free_text;
 use super::idempotency::{NextAction, begin};
 use super::payments::{PROCESSOR_ERROR, PaymentResult, PaymentService};
@@ -11,7 +12,6 @@ use crate::domain::ids::{IdKind, is_id_of};
 use crate::domain::money::MinorUnits;
 use crate::domain::state_machine::{self, PaymentOperation, RefundOperation};
 use crate::domain::status::{PaymentStatus, RefundStatus};
-use crate::error::ApiError;
 use crate::persistence::idempotency;
 use crate::persistence::payment_writes::{self, Changes, KeyAction, KeyRef, Written};
 use crate::persistence::payments::{self, Payment, Refund};
@@ -34,9 +34,9 @@ impl RefundInput {
         payment_id: String,
         amount: Option<i64>,
         reason: Option<String>,
-    ) -> Result<Self, ApiError> {
+    ) -> Result<Self, ServiceError> {
         if !is_id_of(IdKind::Payment, &payment_id) {
-            return Err(ApiError::bad_input(
+            return Err(ServiceError::bad_input(
                 "input.paymentId",
                 "not a payment id (they start with pay_)",
             ));
@@ -44,7 +44,7 @@ impl RefundInput {
         let amount = amount
             .map(MinorUnits::parse)
             .transpose()
-            .map_err(ApiError::InvalidAmount)?;
+            .map_err(ServiceError::InvalidAmount)?;
         check_free_text("input.reason", reason.as_deref(), MAX_REASON_LEN)?;
         Ok(Self {
             payment_id,
@@ -71,7 +71,7 @@ impl PaymentService {
         account_id: &str,
         key: &IdempotencyKey,
         input: RefundInput,
-    ) -> Result<RefundResult, ApiError> {
+    ) -> Result<RefundResult, ServiceError> {
         self.reload(account_id, &input.payment_id).await?;
         let fp = fingerprint(
             "refundPayment",
@@ -94,7 +94,7 @@ impl PaymentService {
             NextAction::Replay { outcome } => {
                 let refund = outcome
                     .refund
-                    .ok_or_else(|| ApiError::internal("refund outcome without a refund"))?;
+                    .ok_or_else(|| ServiceError::internal("refund outcome without a refund"))?;
                 return Ok(RefundResult {
                     refund,
                     payment: outcome.payment,
@@ -127,7 +127,7 @@ impl PaymentService {
                 .filter(|r| r.get() <= refundable)
             else {
                 idempotency::forget(self.db(), account_id, key.as_str()).await?;
-                return Err(ApiError::RefundExceedsAvailable(format!(
+                return Err(ServiceError::RefundExceedsAvailable(format!(
                     "cannot refund {requested}: {refundable} of {} is still refundable",
                     payment.amount.get()
                 )));
@@ -149,16 +149,16 @@ impl PaymentService {
             }
         }
         idempotency::release(self.db(), account_id, key.as_str()).await?;
-        Err(ApiError::RequestInProgress {
+        Err(ServiceError::RequestInProgress {
             retry_after_seconds: 1,
         })
     }
 
-    async fn reload_refund(&self, account_id: &str, id: &str) -> Result<Refund, ApiError> {
+    async fn reload_refund(&self, account_id: &str, id: &str) -> Result<Refund, ServiceError> {
         payments::find_refunds(self.db(), account_id, &[id.to_string()])
             .await?
             .pop()
-            .ok_or_else(|| ApiError::internal("a key's refund vanished"))
+            .ok_or_else(|| ServiceError::internal("a key's refund vanished"))
     }
 
     /// Asks the processor for a PENDING refund (outside any transaction), then settles it.
@@ -167,7 +167,7 @@ impl PaymentService {
         payment: Payment,
         refund: Refund,
         key: KeyRef<'_>,
-    ) -> Result<RefundResult, ApiError> {
+    ) -> Result<RefundResult, ServiceError> {
         if refund.status != RefundStatus::Pending {
             payment_writes::complete_key_with(self.db(), key, &payment, Some(&refund)).await?;
             return Ok(RefundResult {
@@ -187,7 +187,7 @@ impl PaymentService {
             Err(err) if err.is_transient() => {
                 idempotency::release(self.db(), key.account_id, key.key).await?;
                 tracing::warn!(error = %err, "processor unavailable for a refund; claim released");
-                return Err(ApiError::ProcessorUnavailable);
+                return Err(ServiceError::ProcessorUnavailable);
             }
             Err(err) => {
                 // Refused outright: the refund fails and the payment goes back.
@@ -232,7 +232,7 @@ impl PaymentService {
         failure_code: Option<String>,
         reference: Option<String>,
         key: Option<KeyRef<'_>>,
-    ) -> Result<(Payment, Refund), ApiError> {
+    ) -> Result<(Payment, Refund), ServiceError> {
         for _ in 0..MAX_STALE_RETRIES {
             let plan = state_machine::settle_refund(
                 payment.status,
@@ -271,7 +271,7 @@ impl PaymentService {
                 }
             }
         }
-        Err(ApiError::internal(
+        Err(ServiceError::internal(
             "refund settlement kept losing to concurrent writers",
         ))
     }
@@ -282,9 +282,9 @@ impl PaymentService {
         &self,
         account_id: &str,
         payment_id: &str,
-    ) -> Result<PaymentResult, ApiError> {
+    ) -> Result<PaymentResult, ServiceError> {
         if !is_id_of(IdKind::Payment, payment_id) {
-            return Err(ApiError::bad_input(
+            return Err(ServiceError::bad_input(
                 "paymentId",
                 "not a payment id (they start with pay_)",
             ));
@@ -310,7 +310,7 @@ impl PaymentService {
                 return Ok(PaymentResult::made(payment));
             }
         }
-        Err(ApiError::RequestInProgress {
+        Err(ServiceError::RequestInProgress {
             retry_after_seconds: 1,
         })
     }

@@ -2,13 +2,15 @@
 //! once; duplicates, unknown objects and events that arrive out of order are recorded and
 //! ignored, never applied.
 
+use super::ServiceError;
 use super::feed::PaymentFeed;
 use crate::domain::time::Timestamp;
 use crate::domain::webhook::{self, EventKind, WebhookRejection};
-use crate::error::ApiError;
 use crate::persistence::Db;
 use crate::persistence::payment_writes::Written;
-use crate::persistence::webhook_writes::{self, EventOutcome, IncomingEvent};
+use crate::persistence::webhook_writes::{self, IncomingEvent};
+
+pub use crate::persistence::webhook_writes::EventOutcome;
 use crate::processor::webhooks::WebhookEvent;
 
 /// Why a delivery was refused: the processor should fix it, not retry it as is.
@@ -28,7 +30,7 @@ pub async fn receive(
     secret: &[u8],
     signature: Option<&str>,
     body: &[u8],
-) -> Result<Result<EventOutcome, Refusal>, ApiError> {
+) -> Result<Result<EventOutcome, Refusal>, ServiceError> {
     let now = Timestamp::now().micros() / 1_000_000;
     if let Err(rejection) = webhook::verify(secret, signature, body, now) {
         tracing::warn!(?rejection, "webhook refused");
@@ -73,7 +75,7 @@ pub async fn receive(
             return Ok(Ok(outcome));
         }
     }
-    Err(ApiError::internal(
+    Err(ServiceError::internal(
         "webhook kept losing to concurrent writers",
     ))
 }
