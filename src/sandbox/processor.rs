@@ -1,19 +1,18 @@
-//! The built-in sandbox processor. Its behaviour is chosen by the payment source token (see
-//! the contract's table), and it de-duplicates durably by idempotency key: a charge repeated
-//! with the same key returns the first charge.
+//! The sandbox's logic, behind the `Processor` trait. Its behaviour is chosen by the payment
+//! source token (see the contract's table), and it de-duplicates durably by idempotency key: a
+//! charge repeated with the same key returns the first charge.
 
 use std::time::Duration;
 
-use super::webhooks::{
-    CHARGE_SUCCEEDED, REFUND_SUCCEEDED, WebhookData, WebhookEvent, WebhookTarget,
-};
-use super::{
-    ChargeOutcome, ChargeRequest, Processor, ProcessorError, RefundOutcome, RefundRequest,
-};
+use super::webhooks::WebhookTarget;
 use crate::persistence::sandbox::{
-    self, NewOperation, OperationKind, OperationStatus, SandboxOperation,
+    self as store, NewOperation, OperationKind, OperationStatus, SandboxOperation,
 };
 use crate::persistence::{Db, DbError};
+use crate::processor::webhooks::{CHARGE_SUCCEEDED, REFUND_SUCCEEDED, WebhookData, WebhookEvent};
+use crate::processor::{
+    ChargeOutcome, ChargeRequest, Processor, ProcessorError, RefundOutcome, RefundRequest,
+};
 
 /// Attempts of a `tok_flaky` charge that fail before it is approved.
 const FLAKY_FAILURES: i32 = 2;
@@ -74,7 +73,7 @@ impl Sandbox {
         );
         let (db, key) = (self.db.clone(), key.to_string());
         target.deliver_later(event, async move {
-            if let Err(err) = sandbox::settle(
+            if let Err(err) = store::settle(
                 &db,
                 &key,
                 OperationStatus::Pending,
@@ -129,7 +128,7 @@ impl Processor for Sandbox {
             Behaviour::Flaky => (OperationStatus::Attempting, None),
         };
         let reference = format!("ch_{}", ulid::Ulid::generate());
-        let (op, first_attempt) = sandbox::record(
+        let (op, first_attempt) = store::record(
             &self.db,
             NewOperation {
                 idempotency_key: &request.idempotency_key,
@@ -159,7 +158,7 @@ impl Processor for Sandbox {
             let attempts = if first_attempt {
                 op.attempts
             } else {
-                sandbox::count_attempt(&self.db, &request.idempotency_key)
+                store::count_attempt(&self.db, &request.idempotency_key)
                     .await
                     .map_err(unavailable)?
             };
@@ -168,7 +167,7 @@ impl Processor for Sandbox {
                     "sandbox: flaky source failed attempt {attempts}"
                 )));
             }
-            sandbox::settle(
+            store::settle(
                 &self.db,
                 &request.idempotency_key,
                 OperationStatus::Attempting,
@@ -176,7 +175,7 @@ impl Processor for Sandbox {
             )
             .await
             .map_err(unavailable)?;
-            let settled = sandbox::find(&self.db, &request.idempotency_key)
+            let settled = store::find(&self.db, &request.idempotency_key)
                 .await
                 .map_err(unavailable)?;
             return settled
@@ -192,7 +191,7 @@ impl Processor for Sandbox {
 
     #[tracing::instrument(skip_all, fields(key = %request.idempotency_key))]
     async fn refund(&self, request: &RefundRequest) -> Result<RefundOutcome, ProcessorError> {
-        let charge = sandbox::find(&self.db, &request.charge_key)
+        let charge = store::find(&self.db, &request.charge_key)
             .await
             .map_err(unavailable)?
             .filter(|c| c.kind == OperationKind::Charge && c.status == OperationStatus::Approved)
@@ -205,7 +204,7 @@ impl Processor for Sandbox {
             _ => (OperationStatus::Approved, None),
         };
         let reference = format!("rf_{}", ulid::Ulid::generate());
-        let (op, first_attempt) = sandbox::record(
+        let (op, first_attempt) = store::record(
             &self.db,
             NewOperation {
                 idempotency_key: &request.idempotency_key,
@@ -245,7 +244,7 @@ impl Processor for Sandbox {
     }
 
     async fn lookup_charge(&self, key: &str) -> Result<Option<ChargeOutcome>, ProcessorError> {
-        let op = sandbox::find(&self.db, key).await.map_err(unavailable)?;
+        let op = store::find(&self.db, key).await.map_err(unavailable)?;
         Ok(op.as_ref().and_then(outcome))
     }
 }
