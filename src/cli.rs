@@ -6,7 +6,7 @@ use clap::{Parser, Subcommand};
 
 use crate::config::{DatabaseArgs, SandboxArgs, ServeArgs};
 use crate::persistence::{Db, accounts};
-use crate::sandbox_service::SandboxApp;
+use crate::sandbox::SandboxApp;
 use crate::telemetry::LogFormat;
 use crate::{graphql, startup};
 

@@ -9,7 +9,7 @@ pub mod http;
 pub mod metrics;
 pub mod persistence;
 pub mod processor;
-pub mod sandbox_service;
+pub mod sandbox;
 pub mod service;
 pub mod startup;
 pub mod telemetry;

@@ -1,4 +1,5 @@
-//! The sandbox processor's own durable records, keyed by the idempotency key it was sent.
+//! The sandbox processor's own durable records, keyed by the idempotency key it was sent. Rows
+//! leave this module as `SandboxOperation`, so the sandbox itself never sees sea-orm.
 
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
@@ -9,23 +10,119 @@ use super::entities::sandbox_operations;
 use super::{Db, DbError};
 use crate::domain::time::Timestamp;
 
-pub use sandbox_operations::Model as SandboxOperation;
+/// What the sandbox was asked to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperationKind {
+    Charge,
+    Refund,
+}
 
-/// Statuses of a sandbox operation.
-pub const ATTEMPTING: &str = "attempting";
-pub const APPROVED: &str = "approved";
-pub const DECLINED: &str = "declined";
-pub const PENDING: &str = "pending";
+impl OperationKind {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OperationKind::Charge => "charge",
+            OperationKind::Refund => "refund",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        match text {
+            "charge" => Some(OperationKind::Charge),
+            "refund" => Some(OperationKind::Refund),
+            _ => None,
+        }
+    }
+}
+
+/// Where a sandbox operation stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperationStatus {
+    /// A charge that fails its first attempts before it is approved.
+    Attempting,
+    Approved,
+    Declined,
+    /// Accepted; settled later and announced by webhook.
+    Pending,
+}
+
+impl OperationStatus {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OperationStatus::Attempting => "attempting",
+            OperationStatus::Approved => "approved",
+            OperationStatus::Declined => "declined",
+            OperationStatus::Pending => "pending",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        match text {
+            "attempting" => Some(OperationStatus::Attempting),
+            "approved" => Some(OperationStatus::Approved),
+            "declined" => Some(OperationStatus::Declined),
+            "pending" => Some(OperationStatus::Pending),
+            _ => None,
+        }
+    }
+}
+
+impl From<OperationStatus> for &'static str {
+    fn from(status: OperationStatus) -> Self {
+        status.as_str()
+    }
+}
+
+/// One charge or refund as the sandbox recorded it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SandboxOperation {
+    pub idempotency_key: String,
+    pub kind: OperationKind,
+    pub reference: String,
+    /// The charge's payment source token; a refund repeats its charge's.
+    pub source: String,
+    pub amount: i64,
+    pub currency: String,
+    pub status: OperationStatus,
+    pub failure_code: Option<String>,
+    pub attempts: i32,
+    pub created_at: Timestamp,
+}
+
+/// Only the sandbox writes these rows, so text it does not know means the table was changed
+/// by hand: an error, not a guess.
+fn from_row(row: sandbox_operations::Model) -> Result<SandboxOperation, DbError> {
+    let unknown = |what: &str, text: &str| {
+        DbError::Other(format!(
+            "sandbox operation {:?} has unknown {what} {text:?}",
+            row.idempotency_key
+        ))
+    };
+    let kind = OperationKind::parse(&row.kind).ok_or_else(|| unknown("kind", &row.kind))?;
+    let status =
+        OperationStatus::parse(&row.status).ok_or_else(|| unknown("status", &row.status))?;
+    Ok(SandboxOperation {
+        idempotency_key: row.idempotency_key,
+        kind,
+        reference: row.reference,
+        source: row.source,
+        amount: row.amount,
+        currency: row.currency,
+        status,
+        failure_code: row.failure_code,
+        attempts: row.attempts,
+        created_at: Timestamp::from_micros(row.created_at),
+    })
+}
 
 /// An operation as the sandbox first records it.
 pub struct NewOperation<'a> {
     pub idempotency_key: &'a str,
-    pub kind: &'a str,
+    pub kind: OperationKind,
     pub reference: &'a str,
     pub source: &'a str,
     pub amount: i64,
     pub currency: &'a str,
-    pub status: &'a str,
+    pub status: OperationStatus,
     pub failure_code: Option<&'a str>,
 }
 
@@ -34,12 +131,12 @@ pub struct NewOperation<'a> {
 pub async fn record(db: &Db, op: NewOperation<'_>) -> Result<(SandboxOperation, bool), DbError> {
     let row = sandbox_operations::ActiveModel {
         idempotency_key: Set(op.idempotency_key.to_string()),
-        kind: Set(op.kind.to_string()),
+        kind: Set(op.kind.as_str().to_string()),
         reference: Set(op.reference.to_string()),
         source: Set(op.source.to_string()),
         amount: Set(op.amount),
         currency: Set(op.currency.to_string()),
-        status: Set(op.status.to_string()),
+        status: Set(op.status.as_str().to_string()),
         failure_code: Set(op.failure_code.map(str::to_string)),
         attempts: Set(1),
         created_at: Set(Timestamp::now().micros()),
@@ -50,7 +147,7 @@ pub async fn record(db: &Db, op: NewOperation<'_>) -> Result<(SandboxOperation, 
         .await;
     // A conflict returns no row, which sea-orm reports as "not found".
     match inserted {
-        Ok(TryInsertResult::Inserted(op)) => return Ok((op, true)),
+        Ok(TryInsertResult::Inserted(row)) => return Ok((from_row(row)?, true)),
         Ok(_) | Err(sea_orm::DbErr::RecordNotFound(_)) => {}
         Err(err) => return Err(err.into()),
     }
@@ -63,8 +160,9 @@ pub async fn record(db: &Db, op: NewOperation<'_>) -> Result<(SandboxOperation, 
 pub async fn find(db: &Db, idempotency_key: &str) -> Result<Option<SandboxOperation>, DbError> {
     sandbox_operations::Entity::find_by_id(idempotency_key)
         .one(db.conn())
-        .await
-        .map_err(DbError::from)
+        .await?
+        .map(from_row)
+        .transpose()
 }
 
 /// Counts one more attempt at an operation still being attempted; returns the new count.
@@ -75,7 +173,7 @@ pub async fn count_attempt(db: &Db, idempotency_key: &str) -> Result<i32, DbErro
             Expr::col(sandbox_operations::Column::Attempts).add(1),
         )
         .filter(sandbox_operations::Column::IdempotencyKey.eq(idempotency_key))
-        .filter(sandbox_operations::Column::Status.eq(ATTEMPTING))
+        .filter(sandbox_operations::Column::Status.eq(OperationStatus::Attempting.as_str()))
         .exec(db.conn())
         .await?;
     Ok(find(db, idempotency_key)
@@ -84,12 +182,18 @@ pub async fn count_attempt(db: &Db, idempotency_key: &str) -> Result<i32, DbErro
         .unwrap_or(0))
 }
 
-/// Moves an operation from status `from` to `to`; false when it was not in `from`.
-pub async fn settle(db: &Db, idempotency_key: &str, from: &str, to: &str) -> Result<bool, DbError> {
+/// Moves an operation from status `from` to `to`; false when it was not in `from`. A status
+/// may also be given by its stored name (`"pending"`), as tests that play the sandbox's part do.
+pub async fn settle(
+    db: &Db,
+    idempotency_key: &str,
+    from: impl Into<&'static str>,
+    to: impl Into<&'static str>,
+) -> Result<bool, DbError> {
     let result = sandbox_operations::Entity::update_many()
-        .col_expr(sandbox_operations::Column::Status, Expr::value(to))
+        .col_expr(sandbox_operations::Column::Status, Expr::value(to.into()))
         .filter(sandbox_operations::Column::IdempotencyKey.eq(idempotency_key))
-        .filter(sandbox_operations::Column::Status.eq(from))
+        .filter(sandbox_operations::Column::Status.eq(from.into()))
         .exec(db.conn())
         .await?;
     Ok(result.rows_affected == 1)
@@ -98,7 +202,7 @@ pub async fn settle(db: &Db, idempotency_key: &str, from: &str, to: &str) -> Res
 /// Refunds the sandbox has settled or accepted, over all keys.
 pub async fn refund_count(db: &Db) -> Result<u64, DbError> {
     sandbox_operations::Entity::find()
-        .filter(sandbox_operations::Column::Kind.eq("refund"))
+        .filter(sandbox_operations::Column::Kind.eq(OperationKind::Refund.as_str()))
         .count(db.conn())
         .await
         .map_err(DbError::from)
@@ -107,8 +211,8 @@ pub async fn refund_count(db: &Db) -> Result<u64, DbError> {
 /// Charges the sandbox has settled (approved, declined or pending), over all keys.
 pub async fn charge_count(db: &Db) -> Result<u64, DbError> {
     sandbox_operations::Entity::find()
-        .filter(sandbox_operations::Column::Kind.eq("charge"))
-        .filter(sandbox_operations::Column::Status.ne(ATTEMPTING))
+        .filter(sandbox_operations::Column::Kind.eq(OperationKind::Charge.as_str()))
+        .filter(sandbox_operations::Column::Status.ne(OperationStatus::Attempting.as_str()))
         .count(db.conn())
         .await
         .map_err(DbError::from)

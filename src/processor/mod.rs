@@ -1,10 +1,10 @@
-//! Payment processors: one trait, the built-in sandbox, and the retry policy every call goes
-//! through.
+//! Payment processors as the gateway calls them: one trait, the retry policy every call goes
+//! through, the circuit breaker, the HTTP client and the wire format. The built-in sandbox that
+//! implements the trait is `crate::sandbox`.
 
 pub mod breaker;
 pub mod http_client;
 mod retry;
-pub mod sandbox;
 pub mod webhooks;
 pub mod wire;
 

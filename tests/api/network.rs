@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use graphpay::config::Config;
 use graphpay::persistence::{Db, DbConfig, sandbox};
-use graphpay::sandbox_service::{SandboxApp, SandboxConfig};
+use graphpay::sandbox::{SandboxApp, SandboxConfig};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
@@ -245,7 +245,7 @@ async fn the_sandbox_service_settles_async_payments_by_signed_webhook(backend: B
     let config = SandboxConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
         database: sandbox_db(&dir),
-        webhooks: Some(graphpay::processor::webhooks::WebhookTarget {
+        webhooks: Some(graphpay::sandbox::WebhookTarget {
             url: format!("http://127.0.0.1:{port}/webhooks/processor"),
             secret: b"whsec_shared".to_vec(),
             delay: Duration::from_millis(100),

@@ -394,7 +394,7 @@ async fn an_abandoned_claim_is_taken_over_after_the_lock_timeout(backend: Backen
     .await
     .unwrap();
     use graphpay::processor::Processor;
-    let charged = graphpay::processor::sandbox::Sandbox::new(app.db.clone(), None)
+    let charged = graphpay::sandbox::Sandbox::new(app.db.clone(), None)
         .charge(&graphpay::processor::ChargeRequest {
             idempotency_key: payment.processor_key.clone(),
             amount: 2500,

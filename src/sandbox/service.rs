@@ -1,6 +1,6 @@
 //! The sandbox processor as its own HTTP service (`graphpay sandbox`): the same tokens and
-//! durable de-duplication by `Idempotency-Key` as the built-in one, signed webhooks to a
-//! configured gateway, and fault injection for tests of what crosses the network.
+//! durable de-duplication by `Idempotency-Key` as in process, signed webhooks to a configured
+//! gateway, and fault injection for tests of what crosses the network.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -15,9 +15,9 @@ use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 
+use super::processor::Sandbox;
+use super::webhooks::WebhookTarget;
 use crate::persistence::{Db, DbConfig, DbError};
-use crate::processor::sandbox::Sandbox;
-use crate::processor::webhooks::WebhookTarget;
 use crate::processor::wire::{ChargeBody, ErrorReply, IDEMPOTENCY_KEY, RefundBody, Reply};
 use crate::processor::{ChargeRequest, Processor, ProcessorError, RefundRequest};
 

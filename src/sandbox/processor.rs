@@ -1,17 +1,18 @@
-//! The built-in sandbox processor. Its behaviour is chosen by the payment source token (see
-//! the contract's table), and it de-duplicates durably by idempotency key: a charge repeated
-//! with the same key returns the first charge.
+//! The sandbox's logic, behind the `Processor` trait. Its behaviour is chosen by the payment
+//! source token (see the contract's table), and it de-duplicates durably by idempotency key: a
+//! charge repeated with the same key returns the first charge.
 
 use std::time::Duration;
 
-use super::webhooks::{
-    CHARGE_SUCCEEDED, REFUND_SUCCEEDED, WebhookData, WebhookEvent, WebhookTarget,
+use super::webhooks::WebhookTarget;
+use crate::persistence::sandbox::{
+    self as store, NewOperation, OperationKind, OperationStatus, SandboxOperation,
 };
-use super::{
+use crate::persistence::{Db, DbError};
+use crate::processor::webhooks::{CHARGE_SUCCEEDED, REFUND_SUCCEEDED, WebhookData, WebhookEvent};
+use crate::processor::{
     ChargeOutcome, ChargeRequest, Processor, ProcessorError, RefundOutcome, RefundRequest,
 };
-use crate::persistence::sandbox::{self, APPROVED, ATTEMPTING, DECLINED, NewOperation, PENDING};
-use crate::persistence::{Db, DbError};
 
 /// Attempts of a `tok_flaky` charge that fail before it is approved.
 const FLAKY_FAILURES: i32 = 2;
@@ -72,7 +73,14 @@ impl Sandbox {
         );
         let (db, key) = (self.db.clone(), key.to_string());
         target.deliver_later(event, async move {
-            if let Err(err) = sandbox::settle(&db, &key, PENDING, APPROVED).await {
+            if let Err(err) = store::settle(
+                &db,
+                &key,
+                OperationStatus::Pending,
+                OperationStatus::Approved,
+            )
+            .await
+            {
                 tracing::warn!(error = %err, "sandbox could not settle an operation");
             }
         });
@@ -83,12 +91,12 @@ fn unavailable(err: DbError) -> ProcessorError {
     ProcessorError::retryable(format!("sandbox storage: {err}"))
 }
 
-fn outcome(op: &sandbox::SandboxOperation) -> Option<ChargeOutcome> {
+fn outcome(op: &SandboxOperation) -> Option<ChargeOutcome> {
     let reference = op.reference.clone();
-    match op.status.as_str() {
-        APPROVED => Some(ChargeOutcome::Approved { reference }),
-        PENDING => Some(ChargeOutcome::Pending { reference }),
-        DECLINED => {
+    match op.status {
+        OperationStatus::Approved => Some(ChargeOutcome::Approved { reference }),
+        OperationStatus::Pending => Some(ChargeOutcome::Pending { reference }),
+        OperationStatus::Declined => {
             let code = op
                 .failure_code
                 .clone()
@@ -103,7 +111,8 @@ fn outcome(op: &sandbox::SandboxOperation) -> Option<ChargeOutcome> {
                 message,
             })
         }
-        _ => None,
+        // A flaky charge still failing has no outcome to report yet.
+        OperationStatus::Attempting => None,
     }
 }
 
@@ -113,17 +122,17 @@ impl Processor for Sandbox {
     async fn charge(&self, request: &ChargeRequest) -> Result<ChargeOutcome, ProcessorError> {
         let behaviour = behaviour(&request.source);
         let (status, failure_code) = match behaviour {
-            Behaviour::Approve | Behaviour::Stall => (APPROVED, None),
-            Behaviour::Decline(code, _) => (DECLINED, Some(code)),
-            Behaviour::Pending => (PENDING, None),
-            Behaviour::Flaky => (ATTEMPTING, None),
+            Behaviour::Approve | Behaviour::Stall => (OperationStatus::Approved, None),
+            Behaviour::Decline(code, _) => (OperationStatus::Declined, Some(code)),
+            Behaviour::Pending => (OperationStatus::Pending, None),
+            Behaviour::Flaky => (OperationStatus::Attempting, None),
         };
         let reference = format!("ch_{}", ulid::Ulid::generate());
-        let (op, first_attempt) = sandbox::record(
+        let (op, first_attempt) = store::record(
             &self.db,
             NewOperation {
                 idempotency_key: &request.idempotency_key,
-                kind: "charge",
+                kind: OperationKind::Charge,
                 reference: &reference,
                 source: &request.source,
                 amount: request.amount,
@@ -144,12 +153,12 @@ impl Processor for Sandbox {
             // or by looking the charge up.
             tokio::time::sleep(TIMEOUT_STALL).await;
         }
-        if op.status == ATTEMPTING {
+        if op.status == OperationStatus::Attempting {
             // The first attempt was counted when the row was made.
             let attempts = if first_attempt {
                 op.attempts
             } else {
-                sandbox::count_attempt(&self.db, &request.idempotency_key)
+                store::count_attempt(&self.db, &request.idempotency_key)
                     .await
                     .map_err(unavailable)?
             };
@@ -158,10 +167,15 @@ impl Processor for Sandbox {
                     "sandbox: flaky source failed attempt {attempts}"
                 )));
             }
-            sandbox::settle(&self.db, &request.idempotency_key, ATTEMPTING, APPROVED)
-                .await
-                .map_err(unavailable)?;
-            let settled = sandbox::find(&self.db, &request.idempotency_key)
+            store::settle(
+                &self.db,
+                &request.idempotency_key,
+                OperationStatus::Attempting,
+                OperationStatus::Approved,
+            )
+            .await
+            .map_err(unavailable)?;
+            let settled = store::find(&self.db, &request.idempotency_key)
                 .await
                 .map_err(unavailable)?;
             return settled
@@ -169,7 +183,7 @@ impl Processor for Sandbox {
                 .and_then(outcome)
                 .ok_or_else(|| ProcessorError::retryable("sandbox: charge not settled"));
         }
-        if first_attempt && op.status == PENDING {
+        if first_attempt && op.status == OperationStatus::Pending {
             self.settle_later(&op.idempotency_key, &op.reference, CHARGE_SUCCEEDED);
         }
         outcome(&op).ok_or_else(|| ProcessorError::retryable("sandbox: charge not settled"))
@@ -177,22 +191,24 @@ impl Processor for Sandbox {
 
     #[tracing::instrument(skip_all, fields(key = %request.idempotency_key))]
     async fn refund(&self, request: &RefundRequest) -> Result<RefundOutcome, ProcessorError> {
-        let charge = sandbox::find(&self.db, &request.charge_key)
+        let charge = store::find(&self.db, &request.charge_key)
             .await
             .map_err(unavailable)?
-            .filter(|c| c.kind == "charge" && c.status == APPROVED)
+            .filter(|c| c.kind == OperationKind::Charge && c.status == OperationStatus::Approved)
             .ok_or_else(|| ProcessorError::Fatal("no approved charge with this key".into()))?;
         let (status, failure_code) = match behaviour(&charge.source) {
-            _ if charge.source == "tok_refundFail" => (DECLINED, Some("refund_failed")),
-            Behaviour::Pending => (PENDING, None),
-            _ => (APPROVED, None),
+            _ if charge.source == "tok_refundFail" => {
+                (OperationStatus::Declined, Some("refund_failed"))
+            }
+            Behaviour::Pending => (OperationStatus::Pending, None),
+            _ => (OperationStatus::Approved, None),
         };
         let reference = format!("rf_{}", ulid::Ulid::generate());
-        let (op, first_attempt) = sandbox::record(
+        let (op, first_attempt) = store::record(
             &self.db,
             NewOperation {
                 idempotency_key: &request.idempotency_key,
-                kind: "refund",
+                kind: OperationKind::Refund,
                 reference: &reference,
                 source: &charge.source,
                 amount: request.amount,
@@ -203,22 +219,22 @@ impl Processor for Sandbox {
         )
         .await
         .map_err(unavailable)?;
-        if op.kind != "refund" || op.amount != request.amount {
+        if op.kind != OperationKind::Refund || op.amount != request.amount {
             return Err(ProcessorError::Fatal(
                 "idempotency key reused with different refund parameters".into(),
             ));
         }
         let reference = op.reference.clone();
-        match op.status.as_str() {
-            APPROVED => Ok(RefundOutcome::Succeeded { reference }),
-            DECLINED => Ok(RefundOutcome::Failed {
+        match op.status {
+            OperationStatus::Approved => Ok(RefundOutcome::Succeeded { reference }),
+            OperationStatus::Declined => Ok(RefundOutcome::Failed {
                 reference,
                 code: op
                     .failure_code
                     .clone()
                     .unwrap_or_else(|| "refund_failed".into()),
             }),
-            _ => {
+            OperationStatus::Pending | OperationStatus::Attempting => {
                 if first_attempt {
                     self.settle_later(&op.idempotency_key, &op.reference, REFUND_SUCCEEDED);
                 }
@@ -228,7 +244,7 @@ impl Processor for Sandbox {
     }
 
     async fn lookup_charge(&self, key: &str) -> Result<Option<ChargeOutcome>, ProcessorError> {
-        let op = sandbox::find(&self.db, key).await.map_err(unavailable)?;
+        let op = store::find(&self.db, key).await.map_err(unavailable)?;
         Ok(op.as_ref().and_then(outcome))
     }
 }
