@@ -16,7 +16,7 @@ use crate::domain::time::Timestamp;
 use crate::graphql::{self, Guards, SubscriptionSlots};
 use crate::http::{self, AppState, ConnectionLimits, PlaygroundPage};
 use crate::metrics::exporter::{MetricsError, MetricsListener};
-use crate::persistence::{Db, DbError, accounts, idempotency, settings};
+use crate::persistence::{Db, DbError, accounts, idempotency_keys, settings};
 use crate::processor::breaker::CircuitBreaker;
 use crate::processor::http_client::HttpProcessor;
 use crate::processor::{Processor, Retrying};
@@ -224,7 +224,7 @@ impl Housekeeper {
                 _ = stop.changed() => return,
             }
             let retention = i64::try_from(self.idempotency.retention.as_secs()).unwrap_or(i64::MAX);
-            match idempotency::sweep(&db, Timestamp::now().plus_seconds(-retention)).await {
+            match idempotency_keys::sweep(&db, Timestamp::now().plus_seconds(-retention)).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(removed = n, "swept expired idempotency keys"),
                 Err(err) => tracing::warn!(error = %err, "idempotency sweep failed"),

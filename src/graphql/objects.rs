@@ -279,7 +279,7 @@ pub enum IdempotencyState {
 
 /// What became of a request sent with an idempotency key.
 pub struct IdempotencyRecord {
-    pub record: crate::persistence::idempotency::IdempotencyRecord,
+    pub record: crate::persistence::idempotency_keys::IdempotencyRecord,
     pub retention_seconds: i64,
 }
 

@@ -13,7 +13,7 @@ use crate::domain::idempotency::IdempotencyKey;
 use crate::domain::ids::{self, IdKind};
 use crate::domain::time::Timestamp;
 use crate::error::ApiError;
-use crate::persistence::idempotency;
+use crate::persistence::idempotency_keys;
 use crate::persistence::{Db, accounts};
 use crate::service::payments::PaymentService;
 
@@ -92,7 +92,7 @@ impl Query {
         let service = ctx.data::<PaymentService>()?;
         let key = IdempotencyKey::parse(&key).map_err(ApiError::InvalidIdempotencyKey)?;
         let retention = service.settings().retention.as_secs();
-        let record = idempotency::find(db, &viewer.account_id, key.as_str())
+        let record = idempotency_keys::find(db, &viewer.account_id, key.as_str())
             .await
             .map_err(ApiError::from)?;
         let retention_seconds = i64::try_from(retention).unwrap_or(i64::MAX);

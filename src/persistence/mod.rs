@@ -8,7 +8,7 @@ pub mod announcements;
 mod db;
 pub mod entities;
 mod error;
-pub mod idempotency;
+pub mod idempotency_keys;
 pub mod payment_pages;
 pub mod payment_writes;
 pub mod payments;

@@ -6,7 +6,7 @@ use super::ServiceError;
 use crate::domain::idempotency::{Decision, IdempotencyKey, decide};
 use crate::domain::time::Timestamp;
 use crate::persistence::Db;
-use crate::persistence::idempotency::{self, IdempotencyRecord};
+use crate::persistence::idempotency_keys::{self, IdempotencyRecord};
 use crate::persistence::payment_writes::StoredOutcome;
 
 /// How keys behave.
@@ -79,7 +79,7 @@ async fn next_action(
         let now = Timestamp::now();
         if claim_first
             && let Some(record) =
-                idempotency::claim(db, account_id, key.as_str(), operation, fingerprint, now)
+                idempotency_keys::claim(db, account_id, key.as_str(), operation, fingerprint, now)
                     .await?
         {
             return Ok(NextAction::Execute {
@@ -87,7 +87,7 @@ async fn next_action(
             });
         }
         claim_first = true;
-        let Some(record) = idempotency::find(db, account_id, key.as_str()).await? else {
+        let Some(record) = idempotency_keys::find(db, account_id, key.as_str()).await? else {
             continue;
         };
         match decide(
@@ -121,7 +121,7 @@ async fn next_action(
                 });
             }
             Decision::TakeOver => {
-                if idempotency::take_over(db, account_id, key.as_str(), record.locked_at, now)
+                if idempotency_keys::take_over(db, account_id, key.as_str(), record.locked_at, now)
                     .await?
                 {
                     tracing::info!("took over an abandoned or released claim");

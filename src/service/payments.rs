@@ -16,7 +16,7 @@ use crate::domain::status::PaymentStatus;
 use crate::domain::time::Timestamp;
 use crate::persistence::payment_writes::{self, Changes, KeyAction, KeyRef, NewClaim, Written};
 use crate::persistence::payments::{self, NewPayment, Payment};
-use crate::persistence::{Db, idempotency};
+use crate::persistence::{Db, idempotency_keys};
 use crate::processor::{ChargeOutcome, ChargeRequest, Retrying};
 
 /// Longest source token accepted.
@@ -284,7 +284,7 @@ impl PaymentService {
             let to = match state_machine::next(status, PaymentOperation::Confirm) {
                 Ok(to) => to,
                 Err(refused) => {
-                    idempotency::forget(&self.db, account_id, key.as_str()).await?;
+                    idempotency_keys::forget(&self.db, account_id, key.as_str()).await?;
                     return Err(refused.into());
                 }
             };
@@ -305,7 +305,7 @@ impl PaymentService {
                 Written::Stale => payment = self.reload(account_id, payment_id).await?,
             }
         }
-        idempotency::release(&self.db, account_id, key.as_str()).await?;
+        idempotency_keys::release(&self.db, account_id, key.as_str()).await?;
         Err(ServiceError::RequestInProgress {
             retry_after_seconds: 1,
         })
@@ -339,7 +339,7 @@ impl PaymentService {
         let outcome = match self.processor.charge(&request).await {
             Ok(outcome) => outcome,
             Err(err) if err.is_transient() => {
-                idempotency::release(&self.db, key.account_id, key.key).await?;
+                idempotency_keys::release(&self.db, key.account_id, key.key).await?;
                 tracing::warn!(error = %err, "processor unavailable; claim released");
                 return Err(ServiceError::ProcessorUnavailable);
             }
@@ -416,7 +416,7 @@ impl PaymentService {
                 Written::Stale => payment = self.reload(key.account_id, &payment.id).await?,
             }
         }
-        idempotency::release(&self.db, key.account_id, key.key).await?;
+        idempotency_keys::release(&self.db, key.account_id, key.key).await?;
         Err(ServiceError::RequestInProgress {
             retry_after_seconds: 1,
         })

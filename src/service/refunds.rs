@@ -12,7 +12,7 @@ use crate::domain::ids::{IdKind, is_id_of};
 use crate::domain::money::MinorUnits;
 use crate::domain::state_machine::{self, PaymentOperation, RefundOperation};
 use crate::domain::status::{PaymentStatus, RefundStatus};
-use crate::persistence::idempotency;
+use crate::persistence::idempotency_keys;
 use crate::persistence::payment_writes::{self, Changes, KeyAction, KeyRef, Written};
 use crate::persistence::payments::{self, Payment, Refund};
 use crate::processor::{RefundOutcome, RefundRequest};
@@ -117,7 +117,7 @@ impl PaymentService {
             let payment = self.reload(account_id, &input.payment_id).await?;
             let status = payment.status;
             if let Err(refused) = state_machine::next(status, PaymentOperation::RefundRequested) {
-                idempotency::forget(self.db(), account_id, key.as_str()).await?;
+                idempotency_keys::forget(self.db(), account_id, key.as_str()).await?;
                 return Err(refused.into());
             }
             let refundable = payment.amount_refundable();
@@ -126,7 +126,7 @@ impl PaymentService {
                 .ok()
                 .filter(|r| r.get() <= refundable)
             else {
-                idempotency::forget(self.db(), account_id, key.as_str()).await?;
+                idempotency_keys::forget(self.db(), account_id, key.as_str()).await?;
                 return Err(ServiceError::RefundExceedsAvailable(format!(
                     "cannot refund {requested}: {refundable} of {} is still refundable",
                     payment.amount.get()
@@ -148,7 +148,7 @@ impl PaymentService {
                 Written::Stale => continue,
             }
         }
-        idempotency::release(self.db(), account_id, key.as_str()).await?;
+        idempotency_keys::release(self.db(), account_id, key.as_str()).await?;
         Err(ServiceError::RequestInProgress {
             retry_after_seconds: 1,
         })
@@ -185,7 +185,7 @@ impl PaymentService {
         let outcome = match self.processor().refund(&request).await {
             Ok(outcome) => outcome,
             Err(err) if err.is_transient() => {
-                idempotency::release(self.db(), key.account_id, key.key).await?;
+                idempotency_keys::release(self.db(), key.account_id, key.key).await?;
                 tracing::warn!(error = %err, "processor unavailable for a refund; claim released");
                 return Err(ServiceError::ProcessorUnavailable);
             }

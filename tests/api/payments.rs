@@ -362,7 +362,7 @@ async fn an_abandoned_claim_is_taken_over_after_the_lock_timeout(backend: Backen
     );
     let now = Timestamp::now();
     assert!(
-        graphpay::persistence::idempotency::claim(
+        graphpay::persistence::idempotency_keys::claim(
             &app.db,
             &account,
             "crash",

@@ -1,7 +1,7 @@
 use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
 use graphpay::persistence::payment_writes::{Changes, KeyAction, KeyRef, transition};
-use graphpay::persistence::{Db, idempotency, payments};
+use graphpay::persistence::{Db, idempotency_keys, payments};
 
 use crate::helpers::TestApp;
 use crate::on_both_backends;
@@ -11,7 +11,7 @@ on_both_backends! {
         let (alice, _) = app.account("Alice").await;
         let read = app.insert_payment(&alice, 500, Timestamp::now()).await;
         let key = KeyRef { account_id: &alice, key: "stale" };
-        idempotency::claim(&app.db, &alice, "stale", "confirmPayment", "fp", Timestamp::now())
+        idempotency_keys::claim(&app.db, &alice, "stale", "confirmPayment", "fp", Timestamp::now())
             .await
             .unwrap()
             .expect("a fresh key is claimed");
@@ -41,7 +41,7 @@ on_both_backends! {
             .unwrap();
         let reasons: Vec<_> = events.iter().map(|e| e.reason.clone().unwrap_or_default()).collect();
         assert_eq!(reasons, ["created", "first"]);
-        let record = idempotency::find(&app.db, &alice, "stale").await.unwrap().unwrap();
+        let record = idempotency_keys::find(&app.db, &alice, "stale").await.unwrap().unwrap();
         assert_eq!(record.state.as_str(), "started");
         assert_eq!((record.payment_id, record.outcome), (None, None));
     }

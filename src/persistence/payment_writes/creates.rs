@@ -5,7 +5,7 @@
 use sea_orm::{ConnectionTrait, DatabaseTransaction, DbBackend, Statement, Value};
 
 use super::super::announcements::{CHANGES_CHANNEL, announcement};
-use super::super::idempotency::{self, KeyRef, StoredOutcome, complete_key};
+use super::super::idempotency_keys::{self, KeyRef, StoredOutcome, complete_key};
 use super::super::payments::{self as stored, CREATED_REASON, NewPayment};
 use super::super::{Backend, Db, DbError, rows};
 use crate::domain::idempotency::KeyState;
@@ -40,7 +40,7 @@ async fn link_or_complete(
         };
         complete_key(txn, key, &outcome).await
     } else {
-        idempotency::link(txn, key.account_id, key.key, Some(&payment.id), None).await
+        idempotency_keys::link(txn, key.account_id, key.key, Some(&payment.id), None).await
     }
 }
 
@@ -71,7 +71,7 @@ pub async fn claim_and_create(
     if db.backend() == Backend::Postgres {
         return claim_and_create_in_one_statement(db, claim, new, complete).await;
     }
-    let claimed = idempotency::claim(
+    let claimed = idempotency_keys::claim(
         db,
         claim.key.account_id,
         claim.key.key,

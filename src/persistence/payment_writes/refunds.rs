@@ -5,7 +5,7 @@ use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ActiveModelTrait, ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
 
 use super::super::entities::refunds;
-use super::super::idempotency::{self, KeyRef, StoredOutcome, complete_key};
+use super::super::idempotency_keys::{self, KeyRef, StoredOutcome, complete_key};
 use super::super::{Db, DbError, rows};
 use super::transitions::{Changes, Written, transition_in};
 use crate::domain::ids::{IdKind, new_id};
@@ -58,7 +58,7 @@ pub async fn begin_refund(
         .reset_all()
         .insert(&txn)
         .await?;
-    idempotency::link(
+    idempotency_keys::link(
         &txn,
         key.account_id,
         key.key,

@@ -10,7 +10,7 @@ use sea_orm::{
 
 use super::super::announcements::{CHANGES_CHANNEL, announce_in, announcement};
 use super::super::entities::payments;
-use super::super::idempotency::{self, KeyRef, StoredOutcome, complete_key};
+use super::super::idempotency_keys::{self, KeyRef, StoredOutcome, complete_key};
 use super::super::{Backend, Db, DbError, rows};
 use crate::domain::idempotency::KeyState;
 use crate::domain::ids::{IdKind, new_id};
@@ -100,7 +100,7 @@ pub async fn transition(
     match key {
         KeyAction::None => {}
         KeyAction::Link(k) => {
-            idempotency::link(&txn, k.account_id, k.key, Some(&updated.id), None).await?
+            idempotency_keys::link(&txn, k.account_id, k.key, Some(&updated.id), None).await?
         }
         KeyAction::Complete(k) => {
             complete_key(
