@@ -1,9 +1,9 @@
 //! The sandbox processor's own durable records, keyed by the idempotency key it was sent.
 
+#[cfg(feature = "test-support")]
+use sea_orm::PaginatorTrait;
 use sea_orm::sea_query::{Expr, ExprTrait};
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, TryInsertResult,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, TryInsertResult};
 
 use super::entities::sandbox_operations;
 use super::{Db, DbError};
@@ -95,6 +95,9 @@ pub async fn settle(db: &Db, idempotency_key: &str, from: &str, to: &str) -> Res
 }
 
 /// Refunds the sandbox has settled or accepted, over all keys.
+///
+/// Exists for the tests and benchmarks (feature `test-support`).
+#[cfg(feature = "test-support")]
 pub async fn refund_count(db: &Db) -> Result<u64, DbError> {
     sandbox_operations::Entity::find()
         .filter(sandbox_operations::Column::Kind.eq("refund"))
@@ -103,6 +106,9 @@ pub async fn refund_count(db: &Db) -> Result<u64, DbError> {
 }
 
 /// Charges the sandbox has settled (approved, declined or pending), over all keys.
+///
+/// Exists for the tests and benchmarks (feature `test-support`).
+#[cfg(feature = "test-support")]
 pub async fn charge_count(db: &Db) -> Result<u64, DbError> {
     sandbox_operations::Entity::find()
         .filter(sandbox_operations::Column::Kind.eq("charge"))
