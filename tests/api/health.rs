@@ -1,5 +1,4 @@
-use crate::helpers::TestApp;
-use crate::on_both_backends;
+use crate::helpers::{TestApp, on_both_backends, on_both_backends_fn};
 
 on_both_backends! {
     async fn health_and_readiness_answer(app: TestApp) {
@@ -55,4 +54,4 @@ async fn shutting_down_finishes_the_requests_in_flight(backend: crate::helpers::
     );
 }
 
-crate::on_both_backends_fn!(shutting_down_finishes_the_requests_in_flight);
+on_both_backends_fn!(shutting_down_finishes_the_requests_in_flight);

@@ -10,7 +10,7 @@ use graphpay::domain::time::Timestamp;
 use graphpay::persistence::payments;
 use serde_json::{Value, json};
 
-use crate::helpers::{Backend, TestApp, first_error_code};
+use crate::helpers::{Backend, TestApp, first_error_code, on_both_backends_fn};
 use crate::payments::{CONFIRM, charges, create, created_id, input};
 
 pub const REFUND: &str = "mutation Refund($input: RefundPaymentInput!, $key: String!) {
@@ -701,7 +701,7 @@ async fn a_page_with_refunds_and_events_costs_a_constant_number_of_queries(backe
     );
 }
 
-crate::on_both_backends_fn!(
+on_both_backends_fn!(
     every_cell_of_the_transition_table,
     refunds_partial_full_failed_and_replayed,
     twenty_concurrent_partial_refunds_never_exceed_the_amount,

@@ -11,10 +11,9 @@ use graphpay::service::throttle::{ManualClock, ThrottleSettings};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::helpers::{Backend, TestApp, first_error_code};
+use crate::helpers::{Backend, TestApp, first_error_code, on_both_backends, on_both_backends_fn};
 use crate::payments::{CREATE, count, input};
 use crate::subscriptions::{connect, next_message, subscribe_as};
-use crate::{on_both_backends, on_both_backends_fn};
 
 /// `fragment Fk on Query { ...F(k-1) ak: viewer { id } ...F(k-1) }`: a kilobyte that expands
 /// to 2^levels selections.

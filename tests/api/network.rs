@@ -11,7 +11,7 @@ use graphpay::sandbox_service::{SandboxApp, SandboxConfig};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
-use crate::helpers::{Backend, TestApp, first_error_code};
+use crate::helpers::{Backend, TestApp, first_error_code, on_both_backends_fn};
 use crate::payments::{CREATE, create, create_while_unavailable, created_id, input};
 
 /// A sandbox service running in this process, with its own SQLite database.
@@ -449,7 +449,7 @@ async fn a_processor_killed_and_restarted_during_a_burst_loses_nothing(backend: 
     );
 }
 
-crate::on_both_backends_fn!(
+on_both_backends_fn!(
     a_flaky_processor_succeeds_after_retries_with_one_charge,
     a_processor_that_never_answers_gives_processor_unavailable_then_one_charge,
     a_response_lost_after_the_charge_is_found_by_key_on_retry,

@@ -1,7 +1,7 @@
 use graphpay::domain::time::Timestamp;
 use serde_json::json;
 
-use crate::on_both_backends;
+use crate::helpers::on_both_backends;
 
 const NODE: &str = "query N($id: ID!) { node(id: $id) { id ... on Payment { amount status } ... on Account { name } } }";
 

@@ -10,8 +10,7 @@ use graphpay::domain::time::Timestamp;
 use graphpay::persistence::payments::NewPayment;
 use serde_json::{Value, json};
 
-use crate::helpers::{Backend, TestApp};
-use crate::on_both_backends;
+use crate::helpers::{Backend, TestApp, on_both_backends};
 
 pub const PAGE: &str = "query Page($first: Int, $after: String, $last: Int, $before: String, $filter: PaymentFilter, $orderBy: PaymentOrder) {
   payments(first: $first, after: $after, last: $last, before: $before, filter: $filter, orderBy: $orderBy) {

@@ -9,8 +9,7 @@ use graphpay::domain::time::Timestamp;
 use graphpay::persistence::sandbox;
 use serde_json::{Value, json};
 
-use crate::helpers::{Backend, TestApp, first_error_code};
-use crate::on_both_backends;
+use crate::helpers::{Backend, TestApp, first_error_code, on_both_backends, on_both_backends_fn};
 
 pub const CREATE: &str = "mutation Create($input: CreatePaymentInput!, $key: String!) {
   createPayment(input: $input, idempotencyKey: $key) {
@@ -500,7 +499,7 @@ async fn a_create_and_a_replay_cost_a_fixed_number_of_statements(backend: Backen
     assert_eq!(charges(&app).await, 3);
 }
 
-crate::on_both_backends_fn!(
+on_both_backends_fn!(
     a_create_and_a_replay_cost_a_fixed_number_of_statements,
     processor_unavailable_then_retry_charges_once,
     a_timeout_answers_processor_unavailable_and_releases_the_claim,

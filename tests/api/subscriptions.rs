@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use crate::helpers::{Backend, TestApp};
+use crate::helpers::{Backend, TestApp, on_both_backends_fn};
 use crate::payments::{create, input};
 
 type Socket =
@@ -199,7 +199,7 @@ async fn a_change_too_long_to_announce_whole_still_arrives(backend: Backend) {
     );
 }
 
-crate::on_both_backends_fn!(
+on_both_backends_fn!(
     a_change_too_long_to_announce_whole_still_arrives,
     a_subscriber_sees_its_own_payments_change,
     a_subscription_to_one_payment_sees_only_that_one,
