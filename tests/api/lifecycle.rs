@@ -4,70 +4,16 @@
 use std::time::Duration;
 
 use graphpay::config::Config;
-use graphpay::domain::state_machine::is_allowed_change;
 use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
 use graphpay::persistence::payments;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::helpers::{Backend, TestApp, first_error_code, on_both_backends_fn};
-use crate::payments::{CONFIRM, charges, create, created_id, input};
-
-pub const REFUND: &str = "mutation Refund($input: RefundPaymentInput!, $key: String!) {
-  refundPayment(input: $input, idempotencyKey: $key) {
-    replayed
-    refund { id amount currency status reason failureCode payment { id } }
-    payment { id status amount amountRefunded amountRefundable }
-  }
-}";
-pub const CANCEL: &str = "mutation Cancel($id: ID!) { cancelPayment(paymentId: $id) { replayed payment { id status } } }";
-pub const STATUS: &str = "query S($id: ID!) { payment(id: $id) { status amountRefunded refunds { id amount status } events { fromStatus toStatus reason } } }";
-
-/// A gateway whose sandbox never sends webhooks on its own during a test.
-pub async fn quiet(backend: Backend) -> TestApp {
-    TestApp::spawn_with(backend, |c: &mut Config| {
-        c.sandbox_webhook_delay = Duration::from_secs(3600);
-        c.webhook_secret = Some("whsec_test".into());
-    })
-    .await
-}
-
-pub fn charge_event(id: &str, payment_id: &str, succeeded: bool) -> Value {
-    json!({
-        "id": id,
-        "type": if succeeded { "charge.succeeded" } else { "charge.failed" },
-        "created": Timestamp::now().micros() / 1_000_000,
-        "data": {"idempotencyKey": payment_id, "reference": "ch_test", "failureCode": if succeeded { Value::Null } else { json!("card_declined") }},
-    })
-}
-
-pub fn refund_event(id: &str, refund_id: &str, succeeded: bool) -> Value {
-    json!({
-        "id": id,
-        "type": if succeeded { "refund.succeeded" } else { "refund.failed" },
-        "created": Timestamp::now().micros() / 1_000_000,
-        "data": {"idempotencyKey": refund_id, "reference": "rf_test"},
-    })
-}
-
-pub async fn status_of(app: &TestApp, key: &str, id: &str) -> Value {
-    app.query(key, STATUS, json!({"id": id})).await["payment"].clone()
-}
-
-pub async fn refund(
-    app: &TestApp,
-    key: &str,
-    idem: &str,
-    payment_id: &str,
-    amount: Option<i64>,
-) -> (u16, Value) {
-    app.post(
-        Some(key),
-        REFUND,
-        json!({"input": {"paymentId": payment_id, "amount": amount}, "key": idem}),
-    )
-    .await
-}
+use crate::helpers::{
+    Backend, CANCEL, CONFIRM, CREATE, REFUND, TestApp, assert_consistent, charge_event, charges,
+    create, created_id, first_error_code, input, on_both_backends_fn, refund, refund_event,
+    status_of,
+};
 
 /// A payment of 1000 in `status`, made through the API (and signed webhooks where needed).
 async fn payment_in(app: &TestApp, key: &str, status: PaymentStatus) -> String {
@@ -127,82 +73,6 @@ async fn payment_in(app: &TestApp, key: &str, status: PaymentStatus) -> String {
     id
 }
 
-/// Checks the invariants of every payment of an account, from what is stored.
-pub async fn assert_consistent(app: &TestApp, account_id: &str) {
-    let rows = app
-        .db
-        .query_text(&format!(
-            "SELECT id FROM payments WHERE account_id = '{account_id}'"
-        ))
-        .await
-        .unwrap();
-    let ids: Vec<String> = rows.into_iter().map(|mut r| r.remove(0)).collect();
-    let found = payments::find_payments(&app.db, account_id, &ids)
-        .await
-        .unwrap();
-    let events = payments::events_of(&app.db, account_id, &ids)
-        .await
-        .unwrap();
-    let refunds = payments::refunds_of(&app.db, account_id, &ids)
-        .await
-        .unwrap();
-    for p in found {
-        let log: Vec<_> = events.iter().filter(|e| e.payment_id == p.id).collect();
-        assert!(!log.is_empty(), "{} has no events", p.id);
-        assert!(
-            log[0].from_status.is_none(),
-            "{}: first event has a from status",
-            p.id
-        );
-        for pair in log.windows(2) {
-            assert_eq!(
-                pair[1].from_status.as_deref(),
-                Some(pair[0].to_status.as_str()),
-                "{}: broken chain",
-                p.id
-            );
-        }
-        for e in &log {
-            let from = e
-                .from_status
-                .as_deref()
-                .map(|s| PaymentStatus::parse(s).unwrap());
-            let to = PaymentStatus::parse(&e.to_status).unwrap();
-            assert!(
-                is_allowed_change(from, to),
-                "{}: {from:?} -> {to:?} is not in the table",
-                p.id
-            );
-        }
-        assert_eq!(
-            log.last().unwrap().to_status,
-            p.status,
-            "{}: status and log disagree",
-            p.id
-        );
-        let mine: Vec<_> = refunds.iter().filter(|r| r.payment_id == p.id).collect();
-        let succeeded: i64 = mine
-            .iter()
-            .filter(|r| r.status == "SUCCEEDED")
-            .map(|r| r.amount)
-            .sum();
-        assert_eq!(
-            p.amount_refunded, succeeded,
-            "{}: amountRefunded is the sum of succeeded refunds",
-            p.id
-        );
-        assert!(p.amount_refunded <= p.amount);
-        let pending = mine.iter().filter(|r| r.status == "PENDING").count();
-        assert_eq!(
-            pending > 0,
-            p.status == "REFUNDING",
-            "{}: a refund is in flight iff REFUNDING",
-            p.id
-        );
-        assert!(pending <= 1);
-    }
-}
-
 const ALL: [PaymentStatus; 8] = [
     PaymentStatus::Pending,
     PaymentStatus::Processing,
@@ -216,7 +86,7 @@ const ALL: [PaymentStatus; 8] = [
 
 async fn every_cell_of_the_transition_table(backend: Backend) {
     use PaymentStatus as S;
-    let app = quiet(backend).await;
+    let app = TestApp::quiet(backend).await;
     let (account, key) = app.account("Alice").await;
     for from in ALL {
         // confirmPayment: PENDING -> PROCESSING -> (sandbox approves) SUCCEEDED.
@@ -340,7 +210,7 @@ async fn every_cell_of_the_transition_table(backend: Backend) {
 }
 
 async fn refunds_partial_full_failed_and_replayed(backend: Backend) {
-    let app = quiet(backend).await;
+    let app = TestApp::quiet(backend).await;
     let (account, key) = app.account("Alice").await;
     let id = created_id(&app, &key, "p", input(1000, "tok_visa")).await;
 
@@ -432,7 +302,7 @@ async fn refunds_partial_full_failed_and_replayed(backend: Backend) {
 }
 
 async fn twenty_concurrent_partial_refunds_never_exceed_the_amount(backend: Backend) {
-    let app = quiet(backend).await;
+    let app = TestApp::quiet(backend).await;
     let (account, key) = app.account("Alice").await;
     let id = created_id(&app, &key, "p", input(100, "tok_visa")).await;
     let mut tasks = Vec::new();
@@ -473,7 +343,7 @@ async fn twenty_concurrent_partial_refunds_never_exceed_the_amount(backend: Back
 }
 
 async fn webhooks_are_verified_deduplicated_and_ordered(backend: Backend) {
-    let app = quiet(backend).await;
+    let app = TestApp::quiet(backend).await;
     let (account, key) = app.account("Alice").await;
     let id = created_id(&app, &key, "a", input(100, "tok_async")).await;
     let event = charge_event("evt_1", &id, true);
@@ -595,7 +465,7 @@ async fn reconciliation_expires_and_resolves_stuck_payments(backend: Backend) {
     let (_, body) = app
         .post(
             Some(&key),
-            crate::payments::CREATE,
+            CREATE,
             json!({"input": input(200, "tok_timeout"), "key": "t"}),
         )
         .await;
@@ -656,7 +526,7 @@ async fn reconciliation_expires_and_resolves_stuck_payments(backend: Backend) {
 }
 
 async fn a_page_with_refunds_and_events_costs_a_constant_number_of_queries(backend: Backend) {
-    let app = quiet(backend).await;
+    let app = TestApp::quiet(backend).await;
     let (account, key) = app.account("Alice").await;
     let query = "{ payments(first: 100) { nodes { id refunds { id payment { id } } events { toStatus } } } }";
     let mut costs = Vec::new();

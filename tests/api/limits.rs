@@ -11,8 +11,10 @@ use graphpay::service::throttle::{ManualClock, ThrottleSettings};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::helpers::{Backend, TestApp, first_error_code, on_both_backends, on_both_backends_fn};
-use crate::payments::{CREATE, count, input};
+use crate::helpers::{
+    Backend, CREATE, TestApp, create, first_error_code, input, on_both_backends,
+    on_both_backends_fn, row_count,
+};
 use crate::subscriptions::{connect, next_message, subscribe_as};
 
 /// `fragment Fk on Query { ...F(k-1) ak: viewer { id } ...F(k-1) }`: a kilobyte that expands
@@ -226,7 +228,7 @@ async fn an_account_over_its_budget_is_throttled_and_others_are_not(backend: Bac
     assert_eq!(cost(&body)["throttleStatus"]["currentlyAvailable"], 4);
 
     // Nothing runs while throttled: a mutation is refused before it creates anything.
-    let before = count(&app, "payments").await;
+    let before = row_count(&app, "payments").await;
     let (status, body) = app
         .post(
             Some(&alice_key),
@@ -238,7 +240,7 @@ async fn an_account_over_its_budget_is_throttled_and_others_are_not(backend: Bac
         (status, first_error_code(&body).as_str()),
         (429, "THROTTLED")
     );
-    assert_eq!(count(&app, "payments").await, before);
+    assert_eq!(row_count(&app, "payments").await, before);
 
     // Bob's budget is his own.
     let (status, body) = app.post(Some(&bob_key), page, json!({})).await;
@@ -277,7 +279,7 @@ async fn an_account_may_hold_only_so_many_subscriptions(backend: Backend) {
     subscribe_as(&mut socket, "4", None).await;
     let mut heard_by_4 = false;
     for attempt in 0..50 {
-        crate::payments::create(
+        create(
             &app,
             &key,
             &format!("sub-limit-{attempt}"),

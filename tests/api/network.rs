@@ -11,8 +11,10 @@ use graphpay::sandbox_service::{SandboxApp, SandboxConfig};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
-use crate::helpers::{Backend, TestApp, first_error_code, on_both_backends_fn};
-use crate::payments::{CREATE, create, create_while_unavailable, created_id, input};
+use crate::helpers::{
+    Backend, CREATE, TestApp, create, create_while_unavailable, created_id, first_error_code,
+    input, on_both_backends_fn, refund, row_count, status_of,
+};
 
 /// A sandbox service running in this process, with its own SQLite database.
 struct Sandbox {
@@ -126,7 +128,7 @@ async fn a_flaky_processor_succeeds_after_retries_with_one_charge(backend: Backe
         assert_eq!(made["payment"]["status"], status, "{source}");
     }
     let id = created_id(&app, &key, "r", input(900, "tok_visa")).await;
-    let (_, body) = crate::lifecycle::refund(&app, &key, "refund", &id, Some(400)).await;
+    let (_, body) = refund(&app, &key, "refund", &id, Some(400)).await;
     assert_eq!(
         body["data"]["refundPayment"]["refund"]["status"], "SUCCEEDED",
         "{body}"
@@ -265,7 +267,7 @@ async fn the_sandbox_service_settles_async_payments_by_signed_webhook(backend: B
     let (_, key) = app.account("Alice").await;
     let id = created_id(&app, &key, "a", input(700, "tok_async")).await;
     for _ in 0..100 {
-        let status = crate::lifecycle::status_of(&app, &key, &id).await["status"].clone();
+        let status = status_of(&app, &key, &id).await["status"].clone();
         if status == "SUCCEEDED" {
             return;
         }
@@ -440,7 +442,7 @@ async fn a_processor_killed_and_restarted_during_a_burst_loses_nothing(backend: 
             );
         }
     }
-    assert_eq!(crate::payments::count(&app, "payments").await, 100);
+    assert_eq!(row_count(&app, "payments").await, 100);
     let sandbox_db = Db::connect(&db).await.unwrap();
     assert_eq!(
         sandbox::charge_count(&sandbox_db).await.unwrap(),

@@ -7,8 +7,7 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use crate::helpers::{Backend, TestApp, on_both_backends_fn};
-use crate::payments::{create, input};
+use crate::helpers::{Backend, CANCEL, TestApp, create, input, on_both_backends_fn};
 
 type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -119,15 +118,14 @@ async fn a_subscriber_sees_its_own_payments_change(backend: Backend) {
 }
 
 async fn a_subscription_to_one_payment_sees_only_that_one(backend: Backend) {
-    let app = crate::lifecycle::quiet(backend).await;
+    let app = TestApp::quiet(backend).await;
     let (_, key) = app.account("Alice").await;
     let pending = create(&app, &key, "p", serde_json::json!({"amount": 100, "currency": "USD", "source": "tok_visa", "confirm": false})).await;
     let id = pending["payment"]["id"].as_str().unwrap().to_string();
     let mut socket = connect(&app, &key).await.unwrap();
     subscribe(&app, &key, &mut socket, Some(&id)).await;
     create(&app, &key, "other", input(100, "tok_visa")).await;
-    app.query(&key, crate::lifecycle::CANCEL, json!({"id": id}))
-        .await;
+    app.query(&key, CANCEL, json!({"id": id})).await;
     assert_eq!(
         next_update(&mut socket).await,
         json!({"id": id, "status": "CANCELED", "amount": 100})
@@ -164,7 +162,7 @@ async fn subscribers_on_one_instance_hear_changes_made_on_another_postgres() {
 /// A change whose payment is too long to announce whole (a processor's long failure message)
 /// is still stored and still heard: the announcement then says where to read it.
 async fn a_change_too_long_to_announce_whole_still_arrives(backend: Backend) {
-    let app = crate::lifecycle::quiet(backend).await;
+    let app = TestApp::quiet(backend).await;
     let (_, key) = app.account("Alice").await;
     let mut socket = connect(&app, &key).await.unwrap();
     subscribe(&app, &key, &mut socket, None).await;

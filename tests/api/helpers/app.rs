@@ -187,6 +187,16 @@ impl TestApp {
         }
     }
 
+    /// A gateway whose sandbox never sends webhooks on its own during a test; the webhooks a
+    /// test sends are signed with `whsec_test`.
+    pub async fn quiet(backend: Backend) -> Self {
+        Self::spawn_with(backend, |c: &mut Config| {
+            c.sandbox_webhook_delay = Duration::from_secs(3600);
+            c.webhook_secret = Some("whsec_test".into());
+        })
+        .await
+    }
+
     /// Stops this gateway and starts a new one on the same database (at a new address).
     #[allow(dead_code)]
     pub async fn restart(&mut self) {

@@ -3,12 +3,21 @@
 //! that more than one test file uses. Test files import all of it from here.
 
 mod app;
+mod consistency;
+mod payments;
 mod process;
 mod responses;
+mod webhooks;
 
 pub use app::{TestApp, post_on_new_connection, postgres_url};
+pub use consistency::assert_consistent;
+pub use payments::{
+    CANCEL, CONFIRM, CREATE, REFUND, charges, create, create_while_unavailable, created_id, input,
+    refund, row_count, status_of,
+};
 pub use process::GatewayProcess;
 pub use responses::first_error_code;
+pub use webhooks::{charge_event, refund_event};
 
 /// The database a test's gateway runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
