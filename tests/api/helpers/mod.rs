@@ -4,6 +4,7 @@
 
 mod app;
 mod consistency;
+mod pages;
 mod payments;
 mod process;
 mod responses;
@@ -11,6 +12,7 @@ mod webhooks;
 
 pub use app::{TestApp, post_on_new_connection, postgres_url};
 pub use consistency::assert_consistent;
+pub use pages::{Listing, PAGE, Row, insert_rows, page, walk_both_ways};
 pub use payments::{
     CANCEL, CONFIRM, CREATE, REFUND, charges, create, create_while_unavailable, created_id, input,
     refund, row_count, status_of,
