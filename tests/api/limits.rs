@@ -12,10 +12,9 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::helpers::{
-    Backend, CREATE, TestApp, create, first_error_code, input, on_both_backends,
-    on_both_backends_fn, row_count,
+    Backend, CREATE, TestApp, connect, create, first_error_code, input, next_message,
+    on_both_backends, on_both_backends_fn, row_count, subscribe_as,
 };
-use crate::subscriptions::{connect, next_message, subscribe_as};
 
 /// `fragment Fk on Query { ...F(k-1) ak: viewer { id } ...F(k-1) }`: a kilobyte that expands
 /// to 2^levels selections.

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use crate::helpers::{GatewayProcess, first_error_code};
+use crate::helpers::{GatewayProcess, Socket, first_error_code};
 
 const METRICS_ON: (&str, &str) = ("GRAPHPAY_METRICS_LISTEN", "127.0.0.1:0");
 
@@ -84,9 +84,6 @@ const CREATE: &str = "mutation Pay($input: CreatePaymentInput!, $key: String!) {
 fn payment(amount: i64) -> Value {
     json!({"amount": amount, "currency": "USD", "source": "tok_visa"})
 }
-
-type Socket =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// A `graphql-transport-ws` connection, acknowledged.
 async fn subscriptions(gateway: &GatewayProcess) -> Socket {

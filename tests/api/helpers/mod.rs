@@ -9,6 +9,7 @@ mod payments;
 mod process;
 mod responses;
 mod webhooks;
+mod ws;
 
 pub use app::{TestApp, post_on_new_connection, postgres_url};
 pub use consistency::assert_consistent;
@@ -20,6 +21,7 @@ pub use payments::{
 pub use process::GatewayProcess;
 pub use responses::first_error_code;
 pub use webhooks::{charge_event, refund_event};
+pub use ws::{Socket, connect, next_message, subscribe_as};
 
 /// The database a test's gateway runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
