@@ -11,8 +11,8 @@ use serde_json::json;
 
 use crate::helpers::{
     Backend, CANCEL, CONFIRM, CREATE, REFUND, TestApp, assert_consistent, charge_event, charges,
-    create, created_id, first_error_code, input, on_both_backends_fn, refund, refund_event,
-    status_of,
+    create, created_id, error_extension, first_error_code, input, on_both_backends_fn, refund,
+    refund_event, refund_payload, status_of,
 };
 
 /// A payment of 1000 in `status`, made through the API (and signed webhooks where needed).
@@ -49,7 +49,8 @@ async fn payment_in(app: &TestApp, key: &str, status: PaymentStatus) -> String {
             assert_eq!(status, 200);
             let (_, body) = refund(app, key, &format!("r-{tag}"), &id, Some(100)).await;
             assert_eq!(
-                body["data"]["refundPayment"]["payment"]["status"], "REFUNDING",
+                refund_payload(&body)["payment"]["status"],
+                "REFUNDING",
                 "{body}"
             );
             id
@@ -109,7 +110,7 @@ async fn every_cell_of_the_transition_table(backend: Backend) {
                 "INVALID_STATE_TRANSITION",
                 "confirm from {from:?}"
             );
-            assert_eq!(body["errors"][0]["extensions"]["from"], from.as_str());
+            assert_eq!(error_extension(&body, "from"), from.as_str());
         }
 
         // cancelPayment: PENDING -> CANCELED; CANCELED stays; anything else refused.
@@ -126,7 +127,7 @@ async fn every_cell_of_the_transition_table(backend: Backend) {
                     "INVALID_STATE_TRANSITION",
                     "cancel from {from:?}"
                 );
-                assert_eq!(body["errors"][0]["extensions"]["operation"], "cancel");
+                assert_eq!(error_extension(&body, "operation"), "cancel");
             }
         }
 
@@ -136,7 +137,8 @@ async fn every_cell_of_the_transition_table(backend: Backend) {
         match from {
             S::Succeeded | S::PartiallyRefunded => {
                 assert_eq!(
-                    body["data"]["refundPayment"]["payment"]["status"], "PARTIALLY_REFUNDED",
+                    refund_payload(&body)["payment"]["status"],
+                    "PARTIALLY_REFUNDED",
                     "{body}"
                 )
             }
@@ -215,7 +217,7 @@ async fn refunds_partial_full_failed_and_replayed(backend: Backend) {
     let id = created_id(&app, &key, "p", input(1000, "tok_visa")).await;
 
     let (_, first) = refund(&app, &key, "r1", &id, Some(300)).await;
-    let first = &first["data"]["refundPayment"];
+    let first = refund_payload(&first);
     assert_eq!(first["replayed"], false);
     assert_eq!(first["refund"]["amount"], 300);
     assert_eq!(first["refund"]["status"], "SUCCEEDED");
@@ -226,8 +228,8 @@ async fn refunds_partial_full_failed_and_replayed(backend: Backend) {
         json!({"id": id, "status": "PARTIALLY_REFUNDED", "amount": 1000, "amountRefunded": 300, "amountRefundable": 700})
     );
     let (_, again) = refund(&app, &key, "r1", &id, Some(300)).await;
-    assert_eq!(again["data"]["refundPayment"]["replayed"], true);
-    assert_eq!(again["data"]["refundPayment"]["refund"], first["refund"]);
+    assert_eq!(refund_payload(&again)["replayed"], true);
+    assert_eq!(refund_payload(&again)["refund"], first["refund"]);
 
     let (_, body) = refund(&app, &key, "r-too-much", &id, Some(701)).await;
     assert_eq!(first_error_code(&body), "REFUND_EXCEEDS_AVAILABLE");
@@ -237,15 +239,9 @@ async fn refunds_partial_full_failed_and_replayed(backend: Backend) {
     assert_eq!(first_error_code(&body), "INVALID_AMOUNT");
 
     let (_, rest) = refund(&app, &key, "r2", &id, None).await;
-    assert_eq!(rest["data"]["refundPayment"]["refund"]["amount"], 700);
-    assert_eq!(
-        rest["data"]["refundPayment"]["payment"]["status"],
-        "REFUNDED"
-    );
-    assert_eq!(
-        rest["data"]["refundPayment"]["payment"]["amountRefundable"],
-        0
-    );
+    assert_eq!(refund_payload(&rest)["refund"]["amount"], 700);
+    assert_eq!(refund_payload(&rest)["payment"]["status"], "REFUNDED");
+    assert_eq!(refund_payload(&rest)["payment"]["amountRefundable"], 0);
     let (_, body) = refund(&app, &key, "r3", &id, None).await;
     assert_eq!(first_error_code(&body), "INVALID_STATE_TRANSITION");
 
@@ -277,19 +273,13 @@ async fn refunds_partial_full_failed_and_replayed(backend: Backend) {
     // A refund the processor refuses: the refund FAILED, the payment back where it was.
     let failing = created_id(&app, &key, "pf", input(500, "tok_refundFail")).await;
     let (_, body) = refund(&app, &key, "rf", &failing, Some(100)).await;
-    assert_eq!(body["data"]["refundPayment"]["refund"]["status"], "FAILED");
+    assert_eq!(refund_payload(&body)["refund"]["status"], "FAILED");
     assert_eq!(
-        body["data"]["refundPayment"]["refund"]["failureCode"],
+        refund_payload(&body)["refund"]["failureCode"],
         "refund_failed"
     );
-    assert_eq!(
-        body["data"]["refundPayment"]["payment"]["status"],
-        "SUCCEEDED"
-    );
-    assert_eq!(
-        body["data"]["refundPayment"]["payment"]["amountRefunded"],
-        0
-    );
+    assert_eq!(refund_payload(&body)["payment"]["status"], "SUCCEEDED");
+    assert_eq!(refund_payload(&body)["payment"]["amountRefunded"], 0);
 
     let (_, bob) = app.account("Bob").await;
     let (_, body) = refund(&app, &bob, "steal", &id, Some(1)).await;
@@ -329,10 +319,7 @@ async fn twenty_concurrent_partial_refunds_never_exceed_the_amount(backend: Back
                 "{body}"
             );
         } else {
-            assert_eq!(
-                body["data"]["refundPayment"]["refund"]["status"],
-                "SUCCEEDED"
-            );
+            assert_eq!(refund_payload(&body)["refund"]["status"], "SUCCEEDED");
             refunded += 15;
         }
     }
@@ -420,10 +407,11 @@ async fn the_sandbox_settles_async_payments_and_refunds_by_webhook(backend: Back
     wait_for(&app, &key, &id, "SUCCEEDED").await;
     let (_, body) = refund(&app, &key, "r", &id, Some(300)).await;
     assert_eq!(
-        body["data"]["refundPayment"]["payment"]["status"], "REFUNDING",
+        refund_payload(&body)["payment"]["status"],
+        "REFUNDING",
         "{body}"
     );
-    assert_eq!(body["data"]["refundPayment"]["refund"]["status"], "PENDING");
+    assert_eq!(refund_payload(&body)["refund"]["status"], "PENDING");
     wait_for(&app, &key, &id, "PARTIALLY_REFUNDED").await;
     assert_eq!(status_of(&app, &key, &id).await["amountRefunded"], 300);
     assert_consistent(&app, &account).await;

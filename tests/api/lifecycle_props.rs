@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::helpers::{
     Backend, CANCEL, CONFIRM, CREATE, REFUND, TestApp, assert_consistent, charge_event,
-    refund_event, status_of,
+    create_payload, refund_event, status_of,
 };
 
 const SOURCES: [&str; 4] = [
@@ -100,7 +100,7 @@ async fn run_steps(app: &TestApp, steps: Vec<Step>) {
                 let (_, body) = app
                     .post(Some(&key), CREATE, json!({"input": input, "key": idem}))
                     .await;
-                if let Some(id) = body["data"]["createPayment"]["payment"]["id"].as_str() {
+                if let Some(id) = create_payload(&body)["payment"]["id"].as_str() {
                     world.payments.push(id.to_string());
                 }
             }

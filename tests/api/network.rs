@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 use crate::helpers::{
-    Backend, CREATE, TestApp, create, create_while_unavailable, created_id, first_error_code,
-    input, on_both_backends_fn, refund, row_count, status_of,
+    Backend, CREATE, TestApp, create, create_payload, create_while_unavailable, created_id,
+    first_error_code, input, on_both_backends_fn, refund, refund_payload, row_count, status_of,
 };
 
 /// A sandbox service running in this process, with its own SQLite database.
@@ -130,7 +130,8 @@ async fn a_flaky_processor_succeeds_after_retries_with_one_charge(backend: Backe
     let id = created_id(&app, &key, "r", input(900, "tok_visa")).await;
     let (_, body) = refund(&app, &key, "refund", &id, Some(400)).await;
     assert_eq!(
-        body["data"]["refundPayment"]["refund"]["status"], "SUCCEEDED",
+        refund_payload(&body)["refund"]["status"],
+        "SUCCEEDED",
         "{body}"
     );
 }
@@ -421,11 +422,8 @@ async fn a_processor_killed_and_restarted_during_a_burst_loses_nothing(backend: 
         let retries: Vec<_> = pending.into_iter().map(|i| tokio::spawn(send(i))).collect();
         for task in retries {
             let (i, body) = task.await.unwrap();
-            if let Some(id) = body["data"]["createPayment"]["payment"]["id"].as_str() {
-                assert_eq!(
-                    body["data"]["createPayment"]["payment"]["status"],
-                    "SUCCEEDED"
-                );
+            if let Some(id) = create_payload(&body)["payment"]["id"].as_str() {
+                assert_eq!(create_payload(&body)["payment"]["status"], "SUCCEEDED");
                 ids.insert(i, id.to_string());
             }
         }
@@ -435,7 +433,7 @@ async fn a_processor_killed_and_restarted_during_a_burst_loses_nothing(backend: 
     let distinct: std::collections::HashSet<&String> = ids.values().collect();
     assert_eq!(distinct.len(), 100);
     for (i, body) in &outcomes {
-        if let Some(id) = body["data"]["createPayment"]["payment"]["id"].as_str() {
+        if let Some(id) = create_payload(body)["payment"]["id"].as_str() {
             assert_eq!(
                 ids[i], id,
                 "a retry found the payment the first answer named"

@@ -9,8 +9,8 @@ use graphpay::domain::time::Timestamp;
 use serde_json::json;
 
 use crate::helpers::{
-    Backend, CONFIRM, CREATE, TestApp, charges, create, create_while_unavailable, first_error_code,
-    input, on_both_backends, on_both_backends_fn, row_count,
+    Backend, CONFIRM, CREATE, TestApp, charges, create, create_payload, create_while_unavailable,
+    error_extension, first_error_code, input, on_both_backends, on_both_backends_fn, row_count,
 };
 
 on_both_backends! {
@@ -85,11 +85,11 @@ on_both_backends! {
             let body = task.await.unwrap();
             if body.get("errors").is_some() {
                 assert_eq!(first_error_code(&body), "REQUEST_IN_PROGRESS", "{body}");
-                assert!(body["errors"][0]["extensions"]["retryAfterSeconds"].as_i64().unwrap() >= 1);
+                assert!(error_extension(&body, "retryAfterSeconds").as_i64().unwrap() >= 1);
                 in_progress += 1;
             } else {
-                assert_eq!(body["data"]["createPayment"]["payment"]["status"], "SUCCEEDED");
-                ids.insert(body["data"]["createPayment"]["payment"]["id"].as_str().unwrap().to_string());
+                assert_eq!(create_payload(&body)["payment"]["status"], "SUCCEEDED");
+                ids.insert(create_payload(&body)["payment"]["id"].as_str().unwrap().to_string());
             }
         }
         assert_eq!(ids.len(), 1, "one payment, whoever answered ({in_progress} were told to retry)");
@@ -108,7 +108,7 @@ on_both_backends! {
         for task in tasks {
             let body = task.await.unwrap();
             assert!(body.get("errors").is_none(), "{body}");
-            ids.insert(body["data"]["createPayment"]["payment"]["id"].as_str().unwrap().to_string());
+            ids.insert(create_payload(&body)["payment"]["id"].as_str().unwrap().to_string());
         }
         assert_eq!(ids.len(), 200);
         assert_eq!(row_count(&app, "payments").await, 200);
@@ -167,8 +167,8 @@ on_both_backends! {
 
         let (_, body) = app.post(Some(&key), CONFIRM, json!({"id": id, "key": "confirm-twice"})).await;
         assert_eq!(first_error_code(&body), "INVALID_STATE_TRANSITION");
-        assert_eq!(body["errors"][0]["extensions"]["from"], "SUCCEEDED");
-        assert_eq!(body["errors"][0]["extensions"]["operation"], "confirm");
+        assert_eq!(error_extension(&body, "from"), "SUCCEEDED");
+        assert_eq!(error_extension(&body, "operation"), "confirm");
         assert_eq!(app.error_code(&key, CONFIRM, json!({"id": "pay_01ARZ3NDEKTSV4RRFFQ69G5FAV", "key": "x"})).await, "BAD_USER_INPUT");
         assert_eq!(app.error_code(&key, CONFIRM, json!({"id": "nope", "key": "x"})).await, "BAD_USER_INPUT");
         let record = app.query(&key, "{ idempotencyRecord(key: \"confirm-twice\") { state } }", json!({})).await;

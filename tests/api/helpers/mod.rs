@@ -19,7 +19,9 @@ pub use payments::{
     refund, row_count, status_of,
 };
 pub use process::GatewayProcess;
-pub use responses::first_error_code;
+pub use responses::{
+    cost, create_payload, error_extension, first_error_code, first_error_message, refund_payload,
+};
 pub use webhooks::{charge_event, refund_event};
 pub use ws::{Socket, connect, next_message, subscribe_as};
 
