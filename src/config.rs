@@ -352,6 +352,9 @@ impl From<ServeArgs> for Config {
 
 impl Config {
     /// Defaults for a server on `database`, as `graphpay serve` would use with no flags.
+    ///
+    /// Exists for the tests and benchmarks (feature `test-support`).
+    #[cfg(feature = "test-support")]
     pub fn with_database(database: DbConfig) -> Self {
         Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),

@@ -175,6 +175,9 @@ impl Application {
     }
 
     /// The payment service the gateway runs with.
+    ///
+    /// Exists for the tests and benchmarks (feature `test-support`).
+    #[cfg(feature = "test-support")]
     pub fn payments(&self) -> PaymentService {
         self.housekeeper.payments.clone()
     }

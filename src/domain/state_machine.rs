@@ -232,7 +232,10 @@ pub fn next_refund(
     }
 }
 
-/// Whether a stored event's change is one the table allows (for audits and tests).
+/// Whether a stored event's change is one the table allows.
+///
+/// Exists for the tests and benchmarks (feature `test-support`).
+#[cfg(any(test, feature = "test-support"))]
 pub fn is_allowed_change(from: Option<PaymentStatus>, to: PaymentStatus) -> bool {
     match from {
         None => matches!(to, PaymentStatus::Pending | PaymentStatus::Processing),

@@ -1,7 +1,9 @@
 //! Connecting, migrating and starting transactions, with the few settings that must differ
 //! between SQLite and PostgreSQL kept here.
 
+#[cfg(feature = "test-support")]
 use std::sync::Arc;
+#[cfg(feature = "test-support")]
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -49,6 +51,8 @@ pub enum Backend {
 pub struct Db {
     conn: DatabaseConnection,
     backend: Backend,
+    /// Statements run so far, for tests that check batching.
+    #[cfg(feature = "test-support")]
     statements: Arc<AtomicU64>,
 }
 
@@ -64,15 +68,20 @@ impl Db {
         if let (Backend::Postgres, Some(schema)) = (backend, &config.schema) {
             create_schema(config, schema).await?;
         }
+        #[cfg_attr(not(feature = "test-support"), allow(unused_mut))]
         let mut conn = Database::connect(options(config, backend, config.max_connections)).await?;
+        #[cfg(feature = "test-support")]
         let statements = Arc::new(AtomicU64::new(0));
+        #[cfg(feature = "test-support")]
         let counter = statements.clone();
+        #[cfg(feature = "test-support")]
         conn.set_metric_callback(move |_| {
             counter.fetch_add(1, Ordering::Relaxed);
         });
         Ok(Self {
             conn,
             backend,
+            #[cfg(feature = "test-support")]
             statements,
         })
     }
@@ -105,6 +114,9 @@ impl Db {
     }
 
     /// Statements this pool has run so far (for checking that loaders batch).
+    ///
+    /// Exists for the tests and benchmarks (feature `test-support`).
+    #[cfg(feature = "test-support")]
     pub fn statements_run(&self) -> u64 {
         self.statements.load(Ordering::Relaxed)
     }
@@ -146,13 +158,19 @@ impl Db {
         Ok(self.conn.ping().await?)
     }
 
-    /// Runs one SQL statement as given (operations tooling and tests).
+    /// Runs one SQL statement as given.
+    ///
+    /// Exists for the tests and benchmarks (feature `test-support`).
+    #[cfg(feature = "test-support")]
     pub async fn execute_unprepared(&self, sql: &str) -> Result<(), DbError> {
         self.conn.execute_unprepared(sql).await?;
         Ok(())
     }
 
     /// Runs a query as given and returns every column of every row as text (for `EXPLAIN`).
+    ///
+    /// Exists for the tests and benchmarks (feature `test-support`).
+    #[cfg(feature = "test-support")]
     pub async fn query_text(&self, sql: &str) -> Result<Vec<Vec<String>>, DbError> {
         let backend = self.conn.get_database_backend();
         let rows = self

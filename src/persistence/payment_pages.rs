@@ -6,9 +6,11 @@
 
 use sea_orm::sea_query::{Expr, ExprTrait, IntoColumnRef};
 use sea_orm::{
-    ColumnTrait, DbBackend, EntityTrait, Order as SqlOrder, PaginatorTrait, QueryFilter,
-    QueryOrder, QuerySelect, QueryTrait, Select,
+    ColumnTrait, EntityTrait, Order as SqlOrder, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect, Select,
 };
+#[cfg(feature = "test-support")]
+use sea_orm::{DbBackend, QueryTrait};
 
 use super::entities::payments;
 use super::payments::Payment;
@@ -223,7 +225,10 @@ pub async fn count(db: &Db, account_id: &str, filter: &PaymentFilter) -> Result<
         .map_err(DbError::from)
 }
 
-/// The SQL of the page statement with its values inlined, for `EXPLAIN` in tests and tools.
+/// The SQL of the page statement with its values inlined, for `EXPLAIN`.
+///
+/// Exists for the tests and benchmarks (feature `test-support`).
+#[cfg(feature = "test-support")]
 pub fn page_sql(backend: super::Backend, query: &PageQuery) -> String {
     let backend = match backend {
         super::Backend::Sqlite => DbBackend::Sqlite,
@@ -234,6 +239,9 @@ pub fn page_sql(backend: super::Backend, query: &PageQuery) -> String {
 
 /// The OFFSET form of a page, only as the baseline the pagination benchmark compares against;
 /// the API never pages this way.
+///
+/// Exists for the tests and benchmarks (feature `test-support`).
+#[cfg(feature = "test-support")]
 pub async fn offset_page_for_benchmark(
     db: &Db,
     account_id: &str,

@@ -156,6 +156,9 @@ pub(crate) async fn insert_in(
 }
 
 /// Stores a new payment and its creation event in one transaction.
+///
+/// Exists for the tests and benchmarks (feature `test-support`).
+#[cfg(feature = "test-support")]
 #[tracing::instrument(skip_all, fields(account_id = %new.account_id))]
 pub async fn insert(db: &Db, new: NewPayment) -> Result<Payment, DbError> {
     let txn = db.begin_write().await?;
@@ -164,7 +167,10 @@ pub async fn insert(db: &Db, new: NewPayment) -> Result<Payment, DbError> {
     Ok(payment)
 }
 
-/// Deletes a payment with its refunds and events (test data and account clean-up).
+/// Deletes a payment with its refunds and events.
+///
+/// Exists for the tests and benchmarks (feature `test-support`).
+#[cfg(feature = "test-support")]
 pub async fn delete(db: &Db, account_id: &str, id: &str) -> Result<bool, DbError> {
     let txn = db.begin_write().await?;
     payment_events::Entity::delete_many()
@@ -188,6 +194,9 @@ pub async fn delete(db: &Db, account_id: &str, id: &str) -> Result<bool, DbError
 
 /// Stores many payments, each with its creation event, in transactions of up to 500 rows
 /// (seeding large listings for tests and benchmarks).
+///
+/// Exists for the tests and benchmarks (feature `test-support`).
+#[cfg(feature = "test-support")]
 pub async fn insert_many(db: &Db, new: Vec<NewPayment>) -> Result<Vec<String>, DbError> {
     let mut ids = Vec::with_capacity(new.len());
     for chunk in new.chunks(500) {

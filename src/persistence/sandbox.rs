@@ -1,10 +1,10 @@
 //! The sandbox processor's own durable records, keyed by the idempotency key it was sent. Rows
 //! leave this module as `SandboxOperation`, so the sandbox itself never sees sea-orm.
 
+#[cfg(feature = "test-support")]
+use sea_orm::PaginatorTrait;
 use sea_orm::sea_query::{Expr, ExprTrait};
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, TryInsertResult,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, TryInsertResult};
 
 use super::entities::sandbox_operations;
 use super::{Db, DbError};
@@ -200,6 +200,9 @@ pub async fn settle(
 }
 
 /// Refunds the sandbox has settled or accepted, over all keys.
+///
+/// Exists for the tests and benchmarks (feature `test-support`).
+#[cfg(feature = "test-support")]
 pub async fn refund_count(db: &Db) -> Result<u64, DbError> {
     sandbox_operations::Entity::find()
         .filter(sandbox_operations::Column::Kind.eq(OperationKind::Refund.as_str()))
@@ -209,6 +212,9 @@ pub async fn refund_count(db: &Db) -> Result<u64, DbError> {
 }
 
 /// Charges the sandbox has settled (approved, declined or pending), over all keys.
+///
+/// Exists for the tests and benchmarks (feature `test-support`).
+#[cfg(feature = "test-support")]
 pub async fn charge_count(db: &Db) -> Result<u64, DbError> {
     sandbox_operations::Entity::find()
         .filter(sandbox_operations::Column::Kind.eq(OperationKind::Charge.as_str()))

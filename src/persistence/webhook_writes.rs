@@ -182,7 +182,10 @@ pub async fn apply(db: &Db, event: &IncomingEvent<'_>) -> Result<Written<EventOu
     Ok(Written::Done(outcome))
 }
 
-/// Every recorded event's id and outcome, oldest first (for audits and tests).
+/// Every recorded event's id and outcome, oldest first.
+///
+/// Exists for the tests and benchmarks (feature `test-support`).
+#[cfg(feature = "test-support")]
 pub async fn recorded_events(db: &Db) -> Result<Vec<(String, String)>, DbError> {
     use sea_orm::QueryOrder;
     let rows = processor_events::Entity::find()

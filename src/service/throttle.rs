@@ -31,9 +31,13 @@ impl Clock for SystemClock {
 }
 
 /// A clock that moves only when told to.
+///
+/// Exists for the tests and benchmarks (feature `test-support`).
+#[cfg(any(test, feature = "test-support"))]
 #[derive(Default)]
 pub struct ManualClock(Mutex<Duration>);
 
+#[cfg(any(test, feature = "test-support"))]
 impl ManualClock {
     pub fn advance(&self, by: Duration) {
         if let Ok(mut now) = self.0.lock() {
@@ -42,6 +46,7 @@ impl ManualClock {
     }
 }
 
+#[cfg(any(test, feature = "test-support"))]
 impl Clock for ManualClock {
     fn now(&self) -> Duration {
         self.0.lock().map(|now| *now).unwrap_or_default()

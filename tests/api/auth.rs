@@ -1,7 +1,6 @@
 use serde_json::json;
 
-use crate::helpers::first_error_code;
-use crate::on_both_backends;
+use crate::helpers::{first_error_code, on_both_backends};
 
 const VIEWER: &str = "query Viewer { viewer { id name } }";
 

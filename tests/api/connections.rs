@@ -14,7 +14,7 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use crate::helpers::{Backend, TestApp, first_error_code};
+use crate::helpers::{Backend, Socket, TestApp, first_error_code};
 
 /// How long a test waits for the gateway to do what it must; far above the deadlines the
 /// tests configure (about a second), so a loaded machine does not fail them.
@@ -188,9 +188,6 @@ async fn a_connection_over_the_cap_is_closed_and_a_freed_slot_serves_again() {
     drop(first);
     healthz_on_a_new_connection(&app).await;
 }
-
-type Socket =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// A `graphql-transport-ws` socket that has sent nothing yet.
 async fn websocket(app: &TestApp) -> Socket {

@@ -1,7 +1,6 @@
 use serde_json::json;
 
-use crate::helpers::first_error_code;
-use crate::on_both_backends;
+use crate::helpers::{first_error_code, on_both_backends};
 
 on_both_backends! {
     async fn syntax_errors_and_bad_bodies_are_parse_failures(app: TestApp) {

@@ -1,5 +1,7 @@
-use crate::helpers::TestApp;
-use crate::on_both_backends;
+use crate::helpers::{
+    Backend, CREATE, TestApp, first_error_code, input, on_both_backends, on_both_backends_fn,
+    post_on_new_connection,
+};
 
 on_both_backends! {
     async fn health_and_readiness_answer(app: TestApp) {
@@ -15,7 +17,7 @@ on_both_backends! {
 
 }
 
-async fn shutting_down_finishes_the_requests_in_flight(backend: crate::helpers::Backend) {
+async fn shutting_down_finishes_the_requests_in_flight(backend: Backend) {
     let mut app = TestApp::spawn_with(backend, |c: &mut graphpay::config::Config| {
         c.processor_limits.attempt_timeout = std::time::Duration::from_secs(1);
         c.processor_limits.max_retries = 0;
@@ -23,11 +25,11 @@ async fn shutting_down_finishes_the_requests_in_flight(backend: crate::helpers::
     .await;
     let (_, key) = app.account("Alice").await;
     // A request that takes a while: a processor that does not answer, given 1 s.
-    let slow = tokio::spawn(crate::helpers::post_on_new_connection(
+    let slow = tokio::spawn(post_on_new_connection(
         app.address.clone(),
         key.clone(),
-        crate::payments::CREATE,
-        serde_json::json!({"input": crate::payments::input(100, "tok_timeout"), "key": "slow"}),
+        CREATE,
+        serde_json::json!({"input": input(100, "tok_timeout"), "key": "slow"}),
     ));
     // Stop only once the request is inside the gateway (its key is claimed).
     let record = "{ idempotencyRecord(key: \"slow\") { state } }";
@@ -40,11 +42,7 @@ async fn shutting_down_finishes_the_requests_in_flight(backend: crate::helpers::
     }
     app.stop().await;
     let body = slow.await.expect("the request in flight got its answer");
-    assert_eq!(
-        crate::helpers::first_error_code(&body),
-        "PROCESSOR_UNAVAILABLE",
-        "{body}"
-    );
+    assert_eq!(first_error_code(&body), "PROCESSOR_UNAVAILABLE", "{body}");
     assert!(
         reqwest::Client::new()
             .get(format!("{}/healthz", app.address))
@@ -55,4 +53,4 @@ async fn shutting_down_finishes_the_requests_in_flight(backend: crate::helpers::
     );
 }
 
-crate::on_both_backends_fn!(shutting_down_finishes_the_requests_in_flight);
+on_both_backends_fn!(shutting_down_finishes_the_requests_in_flight);

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::GatewayProcess;
+use crate::helpers::{GatewayProcess, error_extension};
 
 /// The depths tried: every one up to 64, then a geometric sweep to 20,000.
 fn depths() -> Vec<usize> {
@@ -36,9 +36,7 @@ fn assert_answered(what: &str, depth: usize, status: u16, body: &Value) {
         assert_eq!(status, 200, "{what} at {depth}: {body}");
         return;
     }
-    let code = body["errors"][0]["extensions"]["code"]
-        .as_str()
-        .unwrap_or_default();
+    let code = error_extension(body, "code").as_str().unwrap_or_default();
     assert!(
         CODES.contains(&code),
         "{what} at depth {depth}: HTTP {status}, {body}"

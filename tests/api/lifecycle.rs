@@ -4,70 +4,16 @@
 use std::time::Duration;
 
 use graphpay::config::Config;
-use graphpay::domain::state_machine::is_allowed_change;
 use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
 use graphpay::persistence::payments;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::helpers::{Backend, TestApp, first_error_code};
-use crate::payments::{CONFIRM, charges, create, created_id, input};
-
-pub const REFUND: &str = "mutation Refund($input: RefundPaymentInput!, $key: String!) {
-  refundPayment(input: $input, idempotencyKey: $key) {
-    replayed
-    refund { id amount currency status reason failureCode payment { id } }
-    payment { id status amount amountRefunded amountRefundable }
-  }
-}";
-pub const CANCEL: &str = "mutation Cancel($id: ID!) { cancelPayment(paymentId: $id) { replayed payment { id status } } }";
-pub const STATUS: &str = "query S($id: ID!) { payment(id: $id) { status amountRefunded refunds { id amount status } events { fromStatus toStatus reason } } }";
-
-/// A gateway whose sandbox never sends webhooks on its own during a test.
-pub async fn quiet(backend: Backend) -> TestApp {
-    TestApp::spawn_with(backend, |c: &mut Config| {
-        c.sandbox_webhook_delay = Duration::from_secs(3600);
-        c.webhook_secret = Some("whsec_test".into());
-    })
-    .await
-}
-
-pub fn charge_event(id: &str, payment_id: &str, succeeded: bool) -> Value {
-    json!({
-        "id": id,
-        "type": if succeeded { "charge.succeeded" } else { "charge.failed" },
-        "created": Timestamp::now().micros() / 1_000_000,
-        "data": {"idempotencyKey": payment_id, "reference": "ch_test", "failureCode": if succeeded { Value::Null } else { json!("card_declined") }},
-    })
-}
-
-pub fn refund_event(id: &str, refund_id: &str, succeeded: bool) -> Value {
-    json!({
-        "id": id,
-        "type": if succeeded { "refund.succeeded" } else { "refund.failed" },
-        "created": Timestamp::now().micros() / 1_000_000,
-        "data": {"idempotencyKey": refund_id, "reference": "rf_test"},
-    })
-}
-
-pub async fn status_of(app: &TestApp, key: &str, id: &str) -> Value {
-    app.query(key, STATUS, json!({"id": id})).await["payment"].clone()
-}
-
-pub async fn refund(
-    app: &TestApp,
-    key: &str,
-    idem: &str,
-    payment_id: &str,
-    amount: Option<i64>,
-) -> (u16, Value) {
-    app.post(
-        Some(key),
-        REFUND,
-        json!({"input": {"paymentId": payment_id, "amount": amount}, "key": idem}),
-    )
-    .await
-}
+use crate::helpers::{
+    Backend, CANCEL, CONFIRM, CREATE, REFUND, TestApp, assert_consistent, charge_event, charges,
+    create, created_id, error_extension, first_error_code, input, on_both_backends_fn, refund,
+    refund_event, refund_payload, status_of,
+};
 
 /// A payment of 1000 in `status`, made through the API (and signed webhooks where needed).
 async fn payment_in(app: &TestApp, key: &str, status: PaymentStatus) -> String {
@@ -103,7 +49,8 @@ async fn payment_in(app: &TestApp, key: &str, status: PaymentStatus) -> String {
             assert_eq!(status, 200);
             let (_, body) = refund(app, key, &format!("r-{tag}"), &id, Some(100)).await;
             assert_eq!(
-                body["data"]["refundPayment"]["payment"]["status"], "REFUNDING",
+                refund_payload(&body)["payment"]["status"],
+                "REFUNDING",
                 "{body}"
             );
             id
@@ -127,81 +74,6 @@ async fn payment_in(app: &TestApp, key: &str, status: PaymentStatus) -> String {
     id
 }
 
-/// Checks the invariants of every payment of an account, from what is stored.
-pub async fn assert_consistent(app: &TestApp, account_id: &str) {
-    let rows = app
-        .db
-        .query_text(&format!(
-            "SELECT id FROM payments WHERE account_id = '{account_id}'"
-        ))
-        .await
-        .unwrap();
-    let ids: Vec<String> = rows.into_iter().map(|mut r| r.remove(0)).collect();
-    let found = payments::find_payments(&app.db, account_id, &ids)
-        .await
-        .unwrap();
-    let events = payments::events_of(&app.db, account_id, &ids)
-        .await
-        .unwrap();
-    let refunds = payments::refunds_of(&app.db, account_id, &ids)
-        .await
-        .unwrap();
-    for p in found {
-        let log: Vec<_> = events.iter().filter(|e| e.payment_id == p.id).collect();
-        assert!(!log.is_empty(), "{} has no events", p.id);
-        assert!(
-            log[0].from_status.is_none(),
-            "{}: first event has a from status",
-            p.id
-        );
-        for pair in log.windows(2) {
-            assert_eq!(
-                pair[1].from_status,
-                Some(pair[0].to_status),
-                "{}: broken chain",
-                p.id
-            );
-        }
-        for e in &log {
-            let (from, to) = (e.from_status, e.to_status);
-            assert!(
-                is_allowed_change(from, to),
-                "{}: {from:?} -> {to:?} is not in the table",
-                p.id
-            );
-        }
-        assert_eq!(
-            log.last().unwrap().to_status,
-            p.status,
-            "{}: status and log disagree",
-            p.id
-        );
-        let mine: Vec<_> = refunds.iter().filter(|r| r.payment_id == p.id).collect();
-        let succeeded: i64 = mine
-            .iter()
-            .filter(|r| r.status.as_str() == "SUCCEEDED")
-            .map(|r| r.amount.get())
-            .sum();
-        assert_eq!(
-            p.amount_refunded, succeeded,
-            "{}: amountRefunded is the sum of succeeded refunds",
-            p.id
-        );
-        assert!(p.amount_refunded <= p.amount.get());
-        let pending = mine
-            .iter()
-            .filter(|r| r.status.as_str() == "PENDING")
-            .count();
-        assert_eq!(
-            pending > 0,
-            p.status.as_str() == "REFUNDING",
-            "{}: a refund is in flight iff REFUNDING",
-            p.id
-        );
-        assert!(pending <= 1);
-    }
-}
-
 const ALL: [PaymentStatus; 8] = [
     PaymentStatus::Pending,
     PaymentStatus::Processing,
@@ -215,7 +87,7 @@ const ALL: [PaymentStatus; 8] = [
 
 async fn every_cell_of_the_transition_table(backend: Backend) {
     use PaymentStatus as S;
-    let app = quiet(backend).await;
+    let app = TestApp::quiet(backend).await;
     let (account, key) = app.account("Alice").await;
     for from in ALL {
         // confirmPayment: PENDING -> PROCESSING -> (sandbox approves) SUCCEEDED.
@@ -238,7 +110,7 @@ async fn every_cell_of_the_transition_table(backend: Backend) {
                 "INVALID_STATE_TRANSITION",
                 "confirm from {from:?}"
             );
-            assert_eq!(body["errors"][0]["extensions"]["from"], from.as_str());
+            assert_eq!(error_extension(&body, "from"), from.as_str());
         }
 
         // cancelPayment: PENDING -> CANCELED; CANCELED stays; anything else refused.
@@ -255,7 +127,7 @@ async fn every_cell_of_the_transition_table(backend: Backend) {
                     "INVALID_STATE_TRANSITION",
                     "cancel from {from:?}"
                 );
-                assert_eq!(body["errors"][0]["extensions"]["operation"], "cancel");
+                assert_eq!(error_extension(&body, "operation"), "cancel");
             }
         }
 
@@ -265,7 +137,8 @@ async fn every_cell_of_the_transition_table(backend: Backend) {
         match from {
             S::Succeeded | S::PartiallyRefunded => {
                 assert_eq!(
-                    body["data"]["refundPayment"]["payment"]["status"], "PARTIALLY_REFUNDED",
+                    refund_payload(&body)["payment"]["status"],
+                    "PARTIALLY_REFUNDED",
                     "{body}"
                 )
             }
@@ -339,12 +212,12 @@ async fn every_cell_of_the_transition_table(backend: Backend) {
 }
 
 async fn refunds_partial_full_failed_and_replayed(backend: Backend) {
-    let app = quiet(backend).await;
+    let app = TestApp::quiet(backend).await;
     let (account, key) = app.account("Alice").await;
     let id = created_id(&app, &key, "p", input(1000, "tok_visa")).await;
 
     let (_, first) = refund(&app, &key, "r1", &id, Some(300)).await;
-    let first = &first["data"]["refundPayment"];
+    let first = refund_payload(&first);
     assert_eq!(first["replayed"], false);
     assert_eq!(first["refund"]["amount"], 300);
     assert_eq!(first["refund"]["status"], "SUCCEEDED");
@@ -355,8 +228,8 @@ async fn refunds_partial_full_failed_and_replayed(backend: Backend) {
         json!({"id": id, "status": "PARTIALLY_REFUNDED", "amount": 1000, "amountRefunded": 300, "amountRefundable": 700})
     );
     let (_, again) = refund(&app, &key, "r1", &id, Some(300)).await;
-    assert_eq!(again["data"]["refundPayment"]["replayed"], true);
-    assert_eq!(again["data"]["refundPayment"]["refund"], first["refund"]);
+    assert_eq!(refund_payload(&again)["replayed"], true);
+    assert_eq!(refund_payload(&again)["refund"], first["refund"]);
 
     let (_, body) = refund(&app, &key, "r-too-much", &id, Some(701)).await;
     assert_eq!(first_error_code(&body), "REFUND_EXCEEDS_AVAILABLE");
@@ -366,15 +239,9 @@ async fn refunds_partial_full_failed_and_replayed(backend: Backend) {
     assert_eq!(first_error_code(&body), "INVALID_AMOUNT");
 
     let (_, rest) = refund(&app, &key, "r2", &id, None).await;
-    assert_eq!(rest["data"]["refundPayment"]["refund"]["amount"], 700);
-    assert_eq!(
-        rest["data"]["refundPayment"]["payment"]["status"],
-        "REFUNDED"
-    );
-    assert_eq!(
-        rest["data"]["refundPayment"]["payment"]["amountRefundable"],
-        0
-    );
+    assert_eq!(refund_payload(&rest)["refund"]["amount"], 700);
+    assert_eq!(refund_payload(&rest)["payment"]["status"], "REFUNDED");
+    assert_eq!(refund_payload(&rest)["payment"]["amountRefundable"], 0);
     let (_, body) = refund(&app, &key, "r3", &id, None).await;
     assert_eq!(first_error_code(&body), "INVALID_STATE_TRANSITION");
 
@@ -406,19 +273,13 @@ async fn refunds_partial_full_failed_and_replayed(backend: Backend) {
     // A refund the processor refuses: the refund FAILED, the payment back where it was.
     let failing = created_id(&app, &key, "pf", input(500, "tok_refundFail")).await;
     let (_, body) = refund(&app, &key, "rf", &failing, Some(100)).await;
-    assert_eq!(body["data"]["refundPayment"]["refund"]["status"], "FAILED");
+    assert_eq!(refund_payload(&body)["refund"]["status"], "FAILED");
     assert_eq!(
-        body["data"]["refundPayment"]["refund"]["failureCode"],
+        refund_payload(&body)["refund"]["failureCode"],
         "refund_failed"
     );
-    assert_eq!(
-        body["data"]["refundPayment"]["payment"]["status"],
-        "SUCCEEDED"
-    );
-    assert_eq!(
-        body["data"]["refundPayment"]["payment"]["amountRefunded"],
-        0
-    );
+    assert_eq!(refund_payload(&body)["payment"]["status"], "SUCCEEDED");
+    assert_eq!(refund_payload(&body)["payment"]["amountRefunded"], 0);
 
     let (_, bob) = app.account("Bob").await;
     let (_, body) = refund(&app, &bob, "steal", &id, Some(1)).await;
@@ -431,7 +292,7 @@ async fn refunds_partial_full_failed_and_replayed(backend: Backend) {
 }
 
 async fn twenty_concurrent_partial_refunds_never_exceed_the_amount(backend: Backend) {
-    let app = quiet(backend).await;
+    let app = TestApp::quiet(backend).await;
     let (account, key) = app.account("Alice").await;
     let id = created_id(&app, &key, "p", input(100, "tok_visa")).await;
     let mut tasks = Vec::new();
@@ -458,10 +319,7 @@ async fn twenty_concurrent_partial_refunds_never_exceed_the_amount(backend: Back
                 "{body}"
             );
         } else {
-            assert_eq!(
-                body["data"]["refundPayment"]["refund"]["status"],
-                "SUCCEEDED"
-            );
+            assert_eq!(refund_payload(&body)["refund"]["status"], "SUCCEEDED");
             refunded += 15;
         }
     }
@@ -472,7 +330,7 @@ async fn twenty_concurrent_partial_refunds_never_exceed_the_amount(backend: Back
 }
 
 async fn webhooks_are_verified_deduplicated_and_ordered(backend: Backend) {
-    let app = quiet(backend).await;
+    let app = TestApp::quiet(backend).await;
     let (account, key) = app.account("Alice").await;
     let id = created_id(&app, &key, "a", input(100, "tok_async")).await;
     let event = charge_event("evt_1", &id, true);
@@ -549,10 +407,11 @@ async fn the_sandbox_settles_async_payments_and_refunds_by_webhook(backend: Back
     wait_for(&app, &key, &id, "SUCCEEDED").await;
     let (_, body) = refund(&app, &key, "r", &id, Some(300)).await;
     assert_eq!(
-        body["data"]["refundPayment"]["payment"]["status"], "REFUNDING",
+        refund_payload(&body)["payment"]["status"],
+        "REFUNDING",
         "{body}"
     );
-    assert_eq!(body["data"]["refundPayment"]["refund"]["status"], "PENDING");
+    assert_eq!(refund_payload(&body)["refund"]["status"], "PENDING");
     wait_for(&app, &key, &id, "PARTIALLY_REFUNDED").await;
     assert_eq!(status_of(&app, &key, &id).await["amountRefunded"], 300);
     assert_consistent(&app, &account).await;
@@ -594,7 +453,7 @@ async fn reconciliation_expires_and_resolves_stuck_payments(backend: Backend) {
     let (_, body) = app
         .post(
             Some(&key),
-            crate::payments::CREATE,
+            CREATE,
             json!({"input": input(200, "tok_timeout"), "key": "t"}),
         )
         .await;
@@ -655,7 +514,7 @@ async fn reconciliation_expires_and_resolves_stuck_payments(backend: Backend) {
 }
 
 async fn a_page_with_refunds_and_events_costs_a_constant_number_of_queries(backend: Backend) {
-    let app = quiet(backend).await;
+    let app = TestApp::quiet(backend).await;
     let (account, key) = app.account("Alice").await;
     let query = "{ payments(first: 100) { nodes { id refunds { id payment { id } } events { toStatus } } } }";
     let mut costs = Vec::new();
@@ -700,7 +559,7 @@ async fn a_page_with_refunds_and_events_costs_a_constant_number_of_queries(backe
     );
 }
 
-crate::on_both_backends_fn!(
+on_both_backends_fn!(
     every_cell_of_the_transition_table,
     refunds_partial_full_failed_and_replayed,
     twenty_concurrent_partial_refunds_never_exceed_the_amount,

@@ -8,11 +8,10 @@ use graphpay::service::reconcile::ReconcileSettings;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use crate::helpers::{Backend, TestApp};
-use crate::lifecycle::{
-    CANCEL, REFUND, assert_consistent, charge_event, quiet, refund_event, status_of,
+use crate::helpers::{
+    Backend, CANCEL, CONFIRM, CREATE, REFUND, TestApp, assert_consistent, charge_event,
+    create_payload, refund_event, status_of,
 };
-use crate::payments::{CONFIRM, CREATE};
 
 const SOURCES: [&str; 4] = [
     "tok_visa",
@@ -101,7 +100,7 @@ async fn run_steps(app: &TestApp, steps: Vec<Step>) {
                 let (_, body) = app
                     .post(Some(&key), CREATE, json!({"input": input, "key": idem}))
                     .await;
-                if let Some(id) = body["data"]["createPayment"]["payment"]["id"].as_str() {
+                if let Some(id) = create_payload(&body)["payment"]["id"].as_str() {
                     world.payments.push(id.to_string());
                 }
             }
@@ -181,7 +180,7 @@ fn run(backend: Backend, cases: u32) {
         .enable_all()
         .build()
         .unwrap();
-    let app = rt.block_on(quiet(backend));
+    let app = rt.block_on(TestApp::quiet(backend));
     let config = ProptestConfig {
         cases,
         failure_persistence: None,

@@ -11,10 +11,11 @@ use graphpay::service::throttle::{ManualClock, ThrottleSettings};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::helpers::{Backend, TestApp, first_error_code};
-use crate::payments::{CREATE, count, input};
-use crate::subscriptions::{connect, next_message, subscribe_as};
-use crate::{on_both_backends, on_both_backends_fn};
+use crate::helpers::{
+    Backend, CREATE, TestApp, connect, cost, create, error_extension, first_error_code,
+    first_error_message, input, next_message, on_both_backends, on_both_backends_fn, row_count,
+    subscribe_as,
+};
 
 /// `fragment Fk on Query { ...F(k-1) ak: viewer { id } ...F(k-1) }`: a kilobyte that expands
 /// to 2^levels selections.
@@ -28,10 +29,6 @@ fn fan_out(levels: usize) -> String {
     }
     text.push_str(&format!("{{ ...F{levels} }}"));
     text
-}
-
-fn cost(body: &Value) -> &Value {
-    &body["extensions"]["cost"]
 }
 
 /// Stores `n` payments for the account, so that pages return real rows.
@@ -49,7 +46,7 @@ on_both_backends! {
             let (status, body) = app.post(Some(&key), &fan_out(levels), json!({})).await;
             assert_eq!(status, 200);
             assert_eq!(first_error_code(&body), "QUERY_TOO_COMPLEX", "{levels}: {body}");
-            assert!(body["errors"][0]["message"].as_str().unwrap().contains("expanded"), "{body}");
+            assert!(first_error_message(&body).contains("expanded"), "{body}");
         }
         // The gateway answers others meanwhile.
         let document = fan_out(26);
@@ -70,7 +67,7 @@ on_both_backends! {
         let (_, body) = app.post(Some(&key), &format!("{{ {} }}", aliases(4)), json!({})).await;
         assert_eq!(first_error_code(&body), "QUERY_TOO_COMPLEX", "{body}");
         assert_eq!(body["data"], Value::Null);
-        assert_eq!(body["errors"][0]["extensions"]["cost"], 4 * (2 + 100 * 3));
+        assert_eq!(error_extension(&body, "cost"), 4 * (2 + 100 * 3));
         assert_eq!(cost(&body)["requestedQueryCost"], 4 * (2 + 100 * 3));
         assert_eq!(cost(&body)["actualQueryCost"], 0);
         // Six hundred (52 KB) do not even get as far as being parsed.
@@ -86,7 +83,7 @@ on_both_backends! {
         };
         let (_, body) = app.post(Some(&key), &format!("{{ {} }}", nodes(11)), json!({})).await;
         assert_eq!(first_error_code(&body), "QUERY_TOO_COMPLEX", "{body}");
-        assert_eq!(body["errors"][0]["extensions"]["cost"], 11 * 100);
+        assert_eq!(error_extension(&body, "cost"), 11 * 100);
         let (_, body) = app.post(Some(&key), &format!("{{ {} }}", nodes(200)), json!({})).await;
         assert_eq!(first_error_code(&body), "QUERY_TOO_COMPLEX", "{body}");
     }
@@ -96,7 +93,7 @@ on_both_backends! {
         let two = "query A { viewer { id } } query B { viewer { name } }";
         assert_eq!(app.error_code(&key, two, json!({})).await, "GRAPHQL_VALIDATION_FAILED");
         let (_, body) = app.post(Some(&key), two, json!({})).await;
-        assert!(body["errors"][0]["message"].as_str().unwrap().contains("operationName"), "{body}");
+        assert!(first_error_message(&body).contains("operationName"), "{body}");
 
         let subscription = "subscription { paymentUpdated { id } }";
         assert_eq!(app.error_code(&key, subscription, json!({})).await, "GRAPHQL_VALIDATION_FAILED");
@@ -148,7 +145,7 @@ on_both_backends! {
         let answers = body.as_array().expect("an array of responses");
         assert_eq!(answers.len(), 2);
         assert!(answers[1]["data"]["viewer"]["name"].is_string(), "{body}");
-        assert_eq!(answers[0]["extensions"]["cost"]["requestedQueryCost"], 1);
+        assert_eq!(cost(&answers[0])["requestedQueryCost"], 1);
 
         let response = send(Value::Array(vec![one; 11])).await.unwrap();
         assert_eq!(response.status(), 400);
@@ -222,12 +219,12 @@ async fn an_account_over_its_budget_is_throttled_and_others_are_not(backend: Bac
     assert_eq!(response.headers()["retry-after"], "1");
     let body: Value = response.json().await.unwrap();
     assert_eq!(first_error_code(&body), "THROTTLED");
-    assert_eq!(body["errors"][0]["extensions"]["retryAfterSeconds"], 1);
+    assert_eq!(error_extension(&body, "retryAfterSeconds"), 1);
     assert_eq!(body["data"], Value::Null);
     assert_eq!(cost(&body)["throttleStatus"]["currentlyAvailable"], 4);
 
     // Nothing runs while throttled: a mutation is refused before it creates anything.
-    let before = count(&app, "payments").await;
+    let before = row_count(&app, "payments").await;
     let (status, body) = app
         .post(
             Some(&alice_key),
@@ -239,7 +236,7 @@ async fn an_account_over_its_budget_is_throttled_and_others_are_not(backend: Bac
         (status, first_error_code(&body).as_str()),
         (429, "THROTTLED")
     );
-    assert_eq!(count(&app, "payments").await, before);
+    assert_eq!(row_count(&app, "payments").await, before);
 
     // Bob's budget is his own.
     let (status, body) = app.post(Some(&bob_key), page, json!({})).await;
@@ -263,7 +260,8 @@ async fn an_account_may_hold_only_so_many_subscriptions(backend: Backend) {
     subscribe_as(&mut socket, "3", None).await;
     let refused = next_message(&mut socket).await.expect("an answer");
     assert_eq!(
-        refused["payload"]["errors"][0]["extensions"]["code"], "THROTTLED",
+        first_error_code(&refused["payload"]),
+        "THROTTLED",
         "{refused}"
     );
     let refused_id = refused["id"].as_str().unwrap().to_string();
@@ -278,7 +276,7 @@ async fn an_account_may_hold_only_so_many_subscriptions(backend: Backend) {
     subscribe_as(&mut socket, "4", None).await;
     let mut heard_by_4 = false;
     for attempt in 0..50 {
-        crate::payments::create(
+        create(
             &app,
             &key,
             &format!("sub-limit-{attempt}"),
@@ -335,8 +333,8 @@ on_both_backends! {
         let query = json!({"id": "q", "type": "subscribe", "payload": {"query": "{ viewer { id } }"}});
         socket.send(Message::text(query.to_string())).await.unwrap();
         let answer = next_message(&mut socket).await.expect("an answer");
-        assert_eq!(answer["payload"]["extensions"]["cost"]["requestedQueryCost"], 1, "{answer}");
-        assert_eq!(answer["payload"]["extensions"]["cost"]["actualQueryCost"], 1, "{answer}");
+        assert_eq!(cost(&answer["payload"])["requestedQueryCost"], 1, "{answer}");
+        assert_eq!(cost(&answer["payload"])["actualQueryCost"], 1, "{answer}");
     }
 }
 
@@ -357,13 +355,7 @@ async fn a_result_that_outgrows_its_cost_is_cut_at_the_field_limit(backend: Back
     let (status, body) = app.post(Some(&key), query, json!({})).await;
     assert_eq!(status, 200);
     assert_eq!(first_error_code(&body), "QUERY_TOO_COMPLEX", "{body}");
-    assert!(
-        body["errors"][0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("40 fields"),
-        "{body}"
-    );
+    assert!(first_error_message(&body).contains("40 fields"), "{body}");
     // Within the limit, the same query answers in full.
     let (_, body) = app
         .post(

@@ -11,8 +11,10 @@ use graphpay::sandbox::{SandboxApp, SandboxConfig};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
-use crate::helpers::{Backend, TestApp, first_error_code};
-use crate::payments::{CREATE, create, create_while_unavailable, created_id, input};
+use crate::helpers::{
+    Backend, CREATE, TestApp, create, create_payload, create_while_unavailable, created_id,
+    first_error_code, input, on_both_backends_fn, refund, refund_payload, row_count, status_of,
+};
 
 /// A sandbox service running in this process, with its own SQLite database.
 struct Sandbox {
@@ -126,9 +128,10 @@ async fn a_flaky_processor_succeeds_after_retries_with_one_charge(backend: Backe
         assert_eq!(made["payment"]["status"], status, "{source}");
     }
     let id = created_id(&app, &key, "r", input(900, "tok_visa")).await;
-    let (_, body) = crate::lifecycle::refund(&app, &key, "refund", &id, Some(400)).await;
+    let (_, body) = refund(&app, &key, "refund", &id, Some(400)).await;
     assert_eq!(
-        body["data"]["refundPayment"]["refund"]["status"], "SUCCEEDED",
+        refund_payload(&body)["refund"]["status"],
+        "SUCCEEDED",
         "{body}"
     );
 }
@@ -265,7 +268,7 @@ async fn the_sandbox_service_settles_async_payments_by_signed_webhook(backend: B
     let (_, key) = app.account("Alice").await;
     let id = created_id(&app, &key, "a", input(700, "tok_async")).await;
     for _ in 0..100 {
-        let status = crate::lifecycle::status_of(&app, &key, &id).await["status"].clone();
+        let status = status_of(&app, &key, &id).await["status"].clone();
         if status == "SUCCEEDED" {
             return;
         }
@@ -419,11 +422,8 @@ async fn a_processor_killed_and_restarted_during_a_burst_loses_nothing(backend: 
         let retries: Vec<_> = pending.into_iter().map(|i| tokio::spawn(send(i))).collect();
         for task in retries {
             let (i, body) = task.await.unwrap();
-            if let Some(id) = body["data"]["createPayment"]["payment"]["id"].as_str() {
-                assert_eq!(
-                    body["data"]["createPayment"]["payment"]["status"],
-                    "SUCCEEDED"
-                );
+            if let Some(id) = create_payload(&body)["payment"]["id"].as_str() {
+                assert_eq!(create_payload(&body)["payment"]["status"], "SUCCEEDED");
                 ids.insert(i, id.to_string());
             }
         }
@@ -433,14 +433,14 @@ async fn a_processor_killed_and_restarted_during_a_burst_loses_nothing(backend: 
     let distinct: std::collections::HashSet<&String> = ids.values().collect();
     assert_eq!(distinct.len(), 100);
     for (i, body) in &outcomes {
-        if let Some(id) = body["data"]["createPayment"]["payment"]["id"].as_str() {
+        if let Some(id) = create_payload(body)["payment"]["id"].as_str() {
             assert_eq!(
                 ids[i], id,
                 "a retry found the payment the first answer named"
             );
         }
     }
-    assert_eq!(crate::payments::count(&app, "payments").await, 100);
+    assert_eq!(row_count(&app, "payments").await, 100);
     let sandbox_db = Db::connect(&db).await.unwrap();
     assert_eq!(
         sandbox::charge_count(&sandbox_db).await.unwrap(),
@@ -449,7 +449,7 @@ async fn a_processor_killed_and_restarted_during_a_burst_loses_nothing(backend: 
     );
 }
 
-crate::on_both_backends_fn!(
+on_both_backends_fn!(
     a_flaky_processor_succeeds_after_retries_with_one_charge,
     a_processor_that_never_answers_gives_processor_unavailable_then_one_charge,
     a_response_lost_after_the_charge_is_found_by_key_on_retry,

@@ -1,7 +1,7 @@
 use graphpay::domain::time::Timestamp;
 use serde_json::json;
 
-use crate::on_both_backends;
+use crate::helpers::{error_extension, first_error_code, on_both_backends};
 
 const NODE: &str = "query N($id: ID!) { node(id: $id) { id ... on Payment { amount status } ... on Account { name } } }";
 
@@ -46,8 +46,8 @@ on_both_backends! {
         let (_, key) = app.account("Alice").await;
         let ids: Vec<String> = (0..101).map(|_| "pay_01ARZ3NDEKTSV4RRFFQ69G5FAV".to_string()).collect();
         let (_, body) = app.post(Some(&key), "query N($ids: [ID!]!) { nodes(ids: $ids) { id } }", json!({"ids": ids})).await;
-        assert_eq!(body["errors"][0]["extensions"]["code"], "BAD_USER_INPUT");
-        assert_eq!(body["errors"][0]["extensions"]["field"], "ids");
+        assert_eq!(first_error_code(&body), "BAD_USER_INPUT");
+        assert_eq!(error_extension(&body, "field"), "ids");
     }
 
     async fn ids_are_prefixed_unique_and_time_ordered(app: TestApp) {

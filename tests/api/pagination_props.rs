@@ -6,8 +6,7 @@ use graphpay::domain::time::Timestamp;
 use graphpay::persistence::payments::NewPayment;
 use proptest::prelude::*;
 
-use crate::helpers::{Backend, TestApp};
-use crate::pagination::{Listing, Row, insert_rows, walk_both_ways};
+use crate::helpers::{Backend, Listing, Row, TestApp, insert_rows, walk_both_ways};
 
 const STATUSES: [PaymentStatus; 4] = [
     PaymentStatus::Succeeded,

@@ -6,81 +6,12 @@ use std::time::Duration;
 
 use graphpay::config::Config;
 use graphpay::domain::time::Timestamp;
-use graphpay::persistence::sandbox;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::helpers::{Backend, TestApp, first_error_code};
-use crate::on_both_backends;
-
-pub const CREATE: &str = "mutation Create($input: CreatePaymentInput!, $key: String!) {
-  createPayment(input: $input, idempotencyKey: $key) {
-    replayed
-    payment { id amount currency status source description failureCode failureMessage amountRefunded amountRefundable events { fromStatus toStatus } }
-  }
-}";
-
-pub const CONFIRM: &str = "mutation Confirm($id: ID!, $key: String!) {
-  confirmPayment(paymentId: $id, idempotencyKey: $key) { replayed payment { id status } }
-}";
-
-pub fn input(amount: i64, source: &str) -> Value {
-    json!({"amount": amount, "currency": "USD", "source": source})
-}
-
-/// Creates a payment that must succeed at the GraphQL level; returns the payload.
-pub async fn create(app: &TestApp, key: &str, idem: &str, input: Value) -> Value {
-    app.query(key, CREATE, json!({"input": input, "key": idem}))
-        .await["createPayment"]
-        .clone()
-}
-
-/// Creates a payment that must succeed; returns its id.
-pub async fn created_id(app: &TestApp, key: &str, idem: &str, input: Value) -> String {
-    let created = create(app, key, idem, input).await;
-    created["payment"]["id"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no payment in {created}"))
-        .to_string()
-}
-
-/// Sends a create that must answer `PROCESSOR_UNAVAILABLE`, and returns the key's record
-/// afterwards, which must show the claim released (`IN_PROGRESS`), not done.
-pub async fn create_while_unavailable(app: &TestApp, key: &str, idem: &str, source: &str) -> Value {
-    let (_, body) = app
-        .post(
-            Some(key),
-            CREATE,
-            json!({"input": input(100, source), "key": idem}),
-        )
-        .await;
-    assert_eq!(first_error_code(&body), "PROCESSOR_UNAVAILABLE", "{body}");
-    let record = app
-        .query(
-            key,
-            "query($key: String!) { idempotencyRecord(key: $key) { state payment { status } } }",
-            json!({"key": idem}),
-        )
-        .await;
-    let record = record["idempotencyRecord"].clone();
-    assert_eq!(
-        record["state"], "IN_PROGRESS",
-        "the claim is released, not done"
-    );
-    record
-}
-
-pub async fn charges(app: &TestApp) -> u64 {
-    sandbox::charge_count(&app.db).await.unwrap()
-}
-
-pub async fn count(app: &TestApp, table: &str) -> i64 {
-    app.db
-        .query_text(&format!("SELECT COUNT(*) FROM {table}"))
-        .await
-        .unwrap()[0][0]
-        .parse()
-        .unwrap()
-}
+use crate::helpers::{
+    Backend, CONFIRM, CREATE, TestApp, charges, create, create_payload, create_while_unavailable,
+    error_extension, first_error_code, input, on_both_backends, on_both_backends_fn, row_count,
+};
 
 on_both_backends! {
     async fn an_approved_payment_replays_with_the_same_outcome_and_one_charge(app: TestApp) {
@@ -99,7 +30,7 @@ on_both_backends! {
             assert_eq!(again["payment"], first["payment"]);
         }
         assert_eq!(charges(&app).await, 1);
-        assert_eq!(count(&app, "payments").await, 1);
+        assert_eq!(row_count(&app, "payments").await, 1);
     }
 
     async fn a_declined_payment_replays_as_the_same_decline(app: TestApp) {
@@ -130,7 +61,7 @@ on_both_backends! {
     async fn a_key_reused_for_a_different_request_is_refused_and_nothing_is_written(app: TestApp) {
         let (_, key) = app.account("Alice").await;
         let first = create(&app, &key, "k", input(1000, "tok_visa")).await;
-        let before = (count(&app, "payments").await, charges(&app).await, count(&app, "payment_events").await);
+        let before = (row_count(&app, "payments").await, charges(&app).await, row_count(&app, "payment_events").await);
         let code = app.error_code(&key, CREATE, json!({"input": input(1001, "tok_visa"), "key": "k"})).await;
         assert_eq!(code, "IDEMPOTENCY_KEY_REUSED");
         let code = app.error_code(&key, CREATE, json!({"input": {"amount": 1000, "currency": "EUR", "source": "tok_visa"}, "key": "k"})).await;
@@ -138,7 +69,7 @@ on_both_backends! {
         let id = first["payment"]["id"].as_str().unwrap();
         let code = app.error_code(&key, CONFIRM, json!({"id": id, "key": "k"})).await;
         assert_eq!(code, "IDEMPOTENCY_KEY_REUSED");
-        assert_eq!(before, (count(&app, "payments").await, charges(&app).await, count(&app, "payment_events").await));
+        assert_eq!(before, (row_count(&app, "payments").await, charges(&app).await, row_count(&app, "payment_events").await));
     }
 
     async fn fifty_concurrent_requests_with_one_key_charge_once(app: TestApp) {
@@ -154,15 +85,15 @@ on_both_backends! {
             let body = task.await.unwrap();
             if body.get("errors").is_some() {
                 assert_eq!(first_error_code(&body), "REQUEST_IN_PROGRESS", "{body}");
-                assert!(body["errors"][0]["extensions"]["retryAfterSeconds"].as_i64().unwrap() >= 1);
+                assert!(error_extension(&body, "retryAfterSeconds").as_i64().unwrap() >= 1);
                 in_progress += 1;
             } else {
-                assert_eq!(body["data"]["createPayment"]["payment"]["status"], "SUCCEEDED");
-                ids.insert(body["data"]["createPayment"]["payment"]["id"].as_str().unwrap().to_string());
+                assert_eq!(create_payload(&body)["payment"]["status"], "SUCCEEDED");
+                ids.insert(create_payload(&body)["payment"]["id"].as_str().unwrap().to_string());
             }
         }
         assert_eq!(ids.len(), 1, "one payment, whoever answered ({in_progress} were told to retry)");
-        assert_eq!(count(&app, "payments").await, 1);
+        assert_eq!(row_count(&app, "payments").await, 1);
         assert_eq!(charges(&app).await, 1);
     }
 
@@ -177,10 +108,10 @@ on_both_backends! {
         for task in tasks {
             let body = task.await.unwrap();
             assert!(body.get("errors").is_none(), "{body}");
-            ids.insert(body["data"]["createPayment"]["payment"]["id"].as_str().unwrap().to_string());
+            ids.insert(create_payload(&body)["payment"]["id"].as_str().unwrap().to_string());
         }
         assert_eq!(ids.len(), 200);
-        assert_eq!(count(&app, "payments").await, 200);
+        assert_eq!(row_count(&app, "payments").await, 200);
         assert_eq!(charges(&app).await, 200);
     }
 
@@ -236,8 +167,8 @@ on_both_backends! {
 
         let (_, body) = app.post(Some(&key), CONFIRM, json!({"id": id, "key": "confirm-twice"})).await;
         assert_eq!(first_error_code(&body), "INVALID_STATE_TRANSITION");
-        assert_eq!(body["errors"][0]["extensions"]["from"], "SUCCEEDED");
-        assert_eq!(body["errors"][0]["extensions"]["operation"], "confirm");
+        assert_eq!(error_extension(&body, "from"), "SUCCEEDED");
+        assert_eq!(error_extension(&body, "operation"), "confirm");
         assert_eq!(app.error_code(&key, CONFIRM, json!({"id": "pay_01ARZ3NDEKTSV4RRFFQ69G5FAV", "key": "x"})).await, "BAD_USER_INPUT");
         assert_eq!(app.error_code(&key, CONFIRM, json!({"id": "nope", "key": "x"})).await, "BAD_USER_INPUT");
         let record = app.query(&key, "{ idempotencyRecord(key: \"confirm-twice\") { state } }", json!({})).await;
@@ -291,7 +222,7 @@ on_both_backends! {
         assert_eq!(app.error_code(&key, &inline("0", "\"USD\""), json!({})).await, "INVALID_AMOUNT");
         assert_eq!(app.error_code(&key, &inline("1.5", "\"USD\""), json!({})).await, "INVALID_AMOUNT");
         for table in ["payments", "payment_events", "idempotency_keys", "sandbox_operations"] {
-            assert_eq!(count(&app, table).await, 0, "{table} is untouched");
+            assert_eq!(row_count(&app, table).await, 0, "{table} is untouched");
         }
     }
 }
@@ -319,7 +250,7 @@ async fn processor_unavailable_then_retry_charges_once(backend: Backend) {
     assert_eq!(paid["replayed"], false);
     assert_eq!(paid["payment"]["status"], "SUCCEEDED");
     assert_eq!(
-        count(&app, "payments").await,
+        row_count(&app, "payments").await,
         1,
         "the retry carried on with the same payment"
     );
@@ -339,7 +270,7 @@ async fn a_timeout_answers_processor_unavailable_and_releases_the_claim(backend:
             .await;
         assert_eq!(first_error_code(&body), "PROCESSOR_UNAVAILABLE", "{body}");
     }
-    assert_eq!(count(&app, "payments").await, 1);
+    assert_eq!(row_count(&app, "payments").await, 1);
     assert_eq!(
         charges(&app).await,
         1,
@@ -426,7 +357,7 @@ async fn an_abandoned_claim_is_taken_over_after_the_lock_timeout(backend: Backen
     assert_eq!(done["payment"]["id"], payment.id.as_str());
     assert_eq!(done["payment"]["status"], "SUCCEEDED");
     assert_eq!(charges(&app).await, 1);
-    assert_eq!(count(&app, "payments").await, 1);
+    assert_eq!(row_count(&app, "payments").await, 1);
     let replay = create(&app, &key, "crash", input_value).await;
     assert_eq!(replay["replayed"], true);
 }
@@ -442,7 +373,7 @@ async fn expired_keys_are_swept_and_then_mean_a_new_request(backend: Backend) {
     let mut swept = false;
     for _ in 0..50 {
         tokio::time::sleep(Duration::from_millis(100)).await;
-        if count(&app, "idempotency_keys").await == 0 {
+        if row_count(&app, "idempotency_keys").await == 0 {
             swept = true;
             break;
         }
@@ -459,7 +390,7 @@ async fn expired_keys_are_swept_and_then_mean_a_new_request(backend: Backend) {
 /// payment and its event, the sandbox's record of the charge, and the outcome with its event
 /// and the key's completion; each write is all or nothing.
 async fn a_create_and_a_replay_cost_a_fixed_number_of_statements(backend: Backend) {
-    let app = crate::lifecycle::quiet(backend).await;
+    let app = TestApp::quiet(backend).await;
     let (account, key) = app.account("Alice").await;
     let lean = "mutation($input: CreatePaymentInput!, $key: String!) { \
         createPayment(input: $input, idempotencyKey: $key) { replayed payment { id status } } }";
@@ -485,8 +416,8 @@ async fn a_create_and_a_replay_cost_a_fixed_number_of_statements(backend: Backen
     };
     assert_eq!(costs[1..], [create, create, replay, replay], "{backend:?}");
     // Every write landed whole: three payments, each with both events, all keys done.
-    assert_eq!(count(&app, "payments").await, 3);
-    assert_eq!(count(&app, "payment_events").await, 6);
+    assert_eq!(row_count(&app, "payments").await, 3);
+    assert_eq!(row_count(&app, "payment_events").await, 6);
     let done = app
         .db
         .query_text(&format!(
@@ -500,7 +431,7 @@ async fn a_create_and_a_replay_cost_a_fixed_number_of_statements(backend: Backen
     assert_eq!(charges(&app).await, 3);
 }
 
-crate::on_both_backends_fn!(
+on_both_backends_fn!(
     a_create_and_a_replay_cost_a_fixed_number_of_statements,
     processor_unavailable_then_retry_charges_once,
     a_timeout_answers_processor_unavailable_and_releases_the_claim,

@@ -3,8 +3,7 @@ use graphpay::domain::time::Timestamp;
 use graphpay::persistence::payment_writes::{Changes, KeyAction, KeyRef, transition};
 use graphpay::persistence::{Db, idempotency_keys, payments};
 
-use crate::helpers::TestApp;
-use crate::on_both_backends;
+use crate::helpers::{TestApp, on_both_backends};
 
 on_both_backends! {
     async fn a_transition_from_a_stale_version_writes_nothing(app: TestApp) {

@@ -2,59 +2,14 @@
 
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
+use futures_util::SinkExt;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use crate::helpers::{Backend, TestApp};
-use crate::payments::{create, input};
-
-type Socket =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-pub async fn connect(app: &TestApp, key: &str) -> Result<Socket, String> {
-    let url = format!("{}/graphql/ws", app.address.replace("http://", "ws://"));
-    let mut request = url.into_client_request().unwrap();
-    request.headers_mut().insert(
-        "sec-websocket-protocol",
-        "graphql-transport-ws".parse().unwrap(),
-    );
-    let (mut socket, _) = tokio_tungstenite::connect_async(request)
-        .await
-        .map_err(|e| e.to_string())?;
-    let init =
-        json!({"type": "connection_init", "payload": {"Authorization": format!("Bearer {key}")}});
-    socket.send(Message::text(init.to_string())).await.unwrap();
-    match next_message(&mut socket).await {
-        Some(m) if m["type"] == "connection_ack" => Ok(socket),
-        other => Err(format!("no ack: {other:?}")),
-    }
-}
-
-/// The next JSON message, or `None` when the socket closes (or nothing comes for 10 s).
-pub async fn next_message(socket: &mut Socket) -> Option<Value> {
-    loop {
-        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
-            .await
-            .ok()??
-            .ok()?;
-        match message {
-            Message::Text(text) => return serde_json::from_str(&text).ok(),
-            Message::Close(_) => return None,
-            _ => continue,
-        }
-    }
-}
-
-pub async fn subscribe_as(socket: &mut Socket, subscription: &str, id: Option<&str>) {
-    let query = "subscription S($id: ID) { paymentUpdated(id: $id) { id status amount } }";
-    let message = json!({"id": subscription, "type": "subscribe", "payload": {"query": query, "variables": {"id": id}}});
-    socket
-        .send(Message::text(message.to_string()))
-        .await
-        .unwrap();
-}
+use crate::helpers::{
+    Backend, CANCEL, Socket, TestApp, connect, create, input, next_message, on_both_backends_fn,
+    subscribe_as,
+};
 
 /// Subscribes (as subscription "1"), then makes sure the server is listening before the test
 /// goes on: a second subscription to every payment must hear a probe change, which the
@@ -119,15 +74,14 @@ async fn a_subscriber_sees_its_own_payments_change(backend: Backend) {
 }
 
 async fn a_subscription_to_one_payment_sees_only_that_one(backend: Backend) {
-    let app = crate::lifecycle::quiet(backend).await;
+    let app = TestApp::quiet(backend).await;
     let (_, key) = app.account("Alice").await;
     let pending = create(&app, &key, "p", serde_json::json!({"amount": 100, "currency": "USD", "source": "tok_visa", "confirm": false})).await;
     let id = pending["payment"]["id"].as_str().unwrap().to_string();
     let mut socket = connect(&app, &key).await.unwrap();
     subscribe(&app, &key, &mut socket, Some(&id)).await;
     create(&app, &key, "other", input(100, "tok_visa")).await;
-    app.query(&key, crate::lifecycle::CANCEL, json!({"id": id}))
-        .await;
+    app.query(&key, CANCEL, json!({"id": id})).await;
     assert_eq!(
         next_update(&mut socket).await,
         json!({"id": id, "status": "CANCELED", "amount": 100})
@@ -164,7 +118,7 @@ async fn subscribers_on_one_instance_hear_changes_made_on_another_postgres() {
 /// A change whose payment is too long to announce whole (a processor's long failure message)
 /// is still stored and still heard: the announcement then says where to read it.
 async fn a_change_too_long_to_announce_whole_still_arrives(backend: Backend) {
-    let app = crate::lifecycle::quiet(backend).await;
+    let app = TestApp::quiet(backend).await;
     let (_, key) = app.account("Alice").await;
     let mut socket = connect(&app, &key).await.unwrap();
     subscribe(&app, &key, &mut socket, None).await;
@@ -199,7 +153,7 @@ async fn a_change_too_long_to_announce_whole_still_arrives(backend: Backend) {
     );
 }
 
-crate::on_both_backends_fn!(
+on_both_backends_fn!(
     a_change_too_long_to_announce_whole_still_arrives,
     a_subscriber_sees_its_own_payments_change,
     a_subscription_to_one_payment_sees_only_that_one,
