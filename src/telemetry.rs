@@ -5,6 +5,8 @@ use std::io::IsTerminal;
 
 use tracing_subscriber::EnvFilter;
 
+use crate::persistence;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum LogFormat {
     Pretty,
@@ -14,7 +16,7 @@ pub enum LogFormat {
 /// Installs the global subscriber; later calls are no-ops (tests start many servers).
 pub fn init(format: LogFormat) {
     let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,sea_orm=warn,sea_orm_migration=warn"));
+        .unwrap_or_else(|_| EnvFilter::new(format!("info,{}", persistence::QUIET_LOG_TARGETS)));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(colours_wanted())

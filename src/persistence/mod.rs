@@ -19,3 +19,7 @@ pub mod webhook_writes;
 
 pub use db::{Backend, Db, DbConfig, PoolSizes, listen};
 pub use error::DbError;
+
+/// The storage libraries' log targets, kept to warnings unless `RUST_LOG` says otherwise: they
+/// log every statement.
+pub const QUIET_LOG_TARGETS: &str = "sqlx=warn,sea_orm=warn,sea_orm_migration=warn";

@@ -14,7 +14,6 @@ use crate::http::ConnectionLimits;
 use crate::persistence::DbConfig;
 use crate::processor::CallLimits;
 use crate::processor::breaker::BreakerSettings;
-use crate::sandbox::{SandboxConfig, WebhookTarget};
 use crate::service::idempotency::IdempotencySettings;
 use crate::service::reconcile::ReconcileSettings;
 use crate::service::throttle::ThrottleSettings;
@@ -384,78 +383,8 @@ impl Config {
     }
 }
 
-/// Settings of `graphpay sandbox`.
-#[derive(Args, Clone, Debug)]
-pub struct SandboxArgs {
-    /// Address to listen on; port 0 picks a free port (printed).
-    #[arg(long, env = "SANDBOX_LISTEN", default_value = "127.0.0.1:9000")]
-    pub listen: SocketAddr,
-
-    /// The sandbox's own database, where it keeps every charge and refund by idempotency key.
-    #[arg(
-        long,
-        env = "SANDBOX_DATABASE_URL",
-        default_value = "sqlite://sandbox.db?mode=rwc"
-    )]
-    pub database_url: String,
-
-    /// Where to send webhooks, e.g. `http://127.0.0.1:8000/webhooks/processor`; unset: none.
-    #[arg(long, env = "SANDBOX_WEBHOOK_URL")]
-    pub webhook_url: Option<String>,
-
-    /// Secret to sign webhooks with; the gateway's `PROCESSOR_WEBHOOK_SECRET` must match.
-    #[arg(long, env = "SANDBOX_WEBHOOK_SECRET", hide_env_values = true)]
-    pub webhook_secret: Option<String>,
-
-    /// How long to wait before sending a webhook, in milliseconds.
-    #[arg(long, env = "SANDBOX_WEBHOOK_DELAY_MS", default_value_t = 1_000)]
-    pub webhook_delay_ms: u64,
-}
-
-impl SandboxArgs {
-    pub fn config(self) -> Result<SandboxConfig, String> {
-        let webhooks = match (self.webhook_url, self.webhook_secret) {
-            (Some(url), Some(secret)) => Some(WebhookTarget {
-                url,
-                secret: secret.into_bytes(),
-                delay: Duration::from_millis(self.webhook_delay_ms),
-            }),
-            (None, _) => None,
-            (Some(_), None) => return Err("--webhook-url needs --webhook-secret".into()),
-        };
-        Ok(SandboxConfig {
-            listen: self.listen,
-            database: DbConfig {
-                url: self.database_url,
-                schema: None,
-                max_connections: 16,
-                busy_timeout: Duration::from_secs(10),
-                acquire_timeout: Duration::from_secs(3),
-            },
-            webhooks,
-        })
-    }
-}
-
+mod sandbox;
 #[cfg(test)]
-mod tests {
-    use std::time::Duration;
+mod tests;
 
-    use clap::Parser;
-
-    use super::{Config, ServeArgs};
-    use crate::http::ConnectionLimits;
-
-    #[derive(Parser)]
-    struct Serve {
-        #[command(flatten)]
-        args: ServeArgs,
-    }
-
-    #[test]
-    fn serve_without_flags_has_the_connection_limits_that_tests_start_with() {
-        let config = Config::from(Serve::parse_from(["graphpay"]).args);
-        assert_eq!(config.connections, ConnectionLimits::default());
-        assert_eq!(config.database.acquire_timeout, Duration::from_secs(3));
-    }
-}
+pub use sandbox::SandboxArgs;

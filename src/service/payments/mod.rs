@@ -4,13 +4,10 @@
 use serde_json::json;
 
 use super::ServiceError;
-use super::check_free_text;
 use super::feed::PaymentFeed;
 use super::idempotency::{IdempotencySettings, NextAction, after_claimed, begin};
-use crate::domain::currency::Currency;
 use crate::domain::idempotency::{IdempotencyKey, fingerprint};
 use crate::domain::ids::{IdKind, is_id_of};
-use crate::domain::money::MinorUnits;
 use crate::domain::state_machine::{self, PaymentOperation};
 use crate::domain::status::PaymentStatus;
 use crate::domain::time::Timestamp;
@@ -19,102 +16,18 @@ use crate::persistence::payments::{self, NewPayment, Payment};
 use crate::persistence::{Db, idempotency_keys};
 use crate::processor::{ChargeOutcome, ChargeRequest, Retrying};
 
-/// Longest source token accepted.
-pub const MAX_SOURCE_LEN: usize = 255;
-/// Longest description accepted, in characters.
-pub const MAX_DESCRIPTION_LEN: usize = 1000;
-
-/// A validated `createPayment` input.
-#[derive(Clone, Debug)]
-pub struct CreatePayment {
-    pub amount: MinorUnits,
-    pub currency: Currency,
-    pub source: String,
-    pub description: Option<String>,
-    pub confirm: bool,
-}
-
-impl CreatePayment {
-    pub fn parse(
-        amount: i64,
-        currency: Currency,
-        source: String,
-        description: Option<String>,
-        confirm: bool,
-    ) -> Result<Self, ServiceError> {
-        let amount = MinorUnits::parse(amount).map_err(ServiceError::InvalidAmount)?;
-        if source.is_empty()
-            || source.len() > MAX_SOURCE_LEN
-            || !source.bytes().all(|b| b.is_ascii_graphic())
-        {
-            return Err(ServiceError::bad_input(
-                "input.source",
-                format!(
-                    "source must be 1 to {MAX_SOURCE_LEN} printable ASCII characters without spaces, e.g. tok_visa"
-                ),
-            ));
-        }
-        check_free_text(
-            "input.description",
-            description.as_deref(),
-            MAX_DESCRIPTION_LEN,
-        )?;
-        Ok(Self {
-            amount,
-            currency,
-            source,
-            description,
-            confirm,
-        })
-    }
-
-    fn fingerprint(&self) -> String {
-        fingerprint(
-            CREATE_PAYMENT,
-            &json!({
-                "amount": self.amount.get(),
-                "currency": self.currency.code(),
-                "source": self.source,
-                "description": self.description,
-                "confirm": self.confirm,
-            }),
-        )
-    }
-}
-
-/// A payment as a money-moving mutation answers it.
-#[derive(Clone, Debug)]
-pub struct PaymentResult {
-    pub payment: Payment,
-    pub replayed: bool,
-}
-
-impl PaymentResult {
-    /// What this request produced.
-    pub(crate) fn made(payment: Payment) -> Self {
-        Self {
-            payment,
-            replayed: false,
-        }
-    }
-
-    /// What an earlier request with the same key produced.
-    fn replayed(payment: Payment) -> Self {
-        Self {
-            payment,
-            replayed: true,
-        }
-    }
-}
-
 /// Failure code of a charge or refund that the processor refused outright.
 pub const PROCESSOR_ERROR: &str = "processor_error";
 
 /// The operation name keys of `createPayment` are claimed for.
-const CREATE_PAYMENT: &str = "createPayment";
+pub(super) const CREATE_PAYMENT: &str = "createPayment";
 
 /// Bounded re-reads when a concurrent writer changes a payment under us.
 const MAX_STALE_RETRIES: usize = 8;
+
+mod request;
+
+pub use request::{CreatePayment, MAX_DESCRIPTION_LEN, MAX_SOURCE_LEN, PaymentResult};
 
 #[derive(Clone)]
 pub struct PaymentService {
