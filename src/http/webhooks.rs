@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::AppState;
 use crate::domain::webhook::{SIGNATURE_HEADER, WebhookRejection};
-use crate::service::webhooks::{self, EventOutcome, Refusal};
+use crate::service::webhooks::{self, EventOutcome, Received, Refusal};
 
 pub async fn receive(
     State(state): State<AppState>,
@@ -27,7 +27,7 @@ pub async fn receive(
     )
     .await
     {
-        Ok(Ok(outcome)) => {
+        Ok(Received::Handled(outcome)) => {
             let (status, detail) = match outcome {
                 EventOutcome::Applied(_) => ("applied", None),
                 EventOutcome::Duplicate => ("duplicate", None),
@@ -38,7 +38,7 @@ pub async fn receive(
                 Json(json!({"status": status, "detail": detail})),
             )
         }
-        Ok(Err(Refusal::Signature(rejection))) => {
+        Ok(Received::Refused(Refusal::Signature(rejection))) => {
             let (code, message) = match rejection {
                 WebhookRejection::Missing => (StatusCode::UNAUTHORIZED, "missing signature"),
                 WebhookRejection::BadSignature => {
@@ -54,7 +54,9 @@ pub async fn receive(
             };
             (code, Json(json!({"error": message})))
         }
-        Ok(Err(Refusal::Malformed(why))) => (StatusCode::BAD_REQUEST, Json(json!({"error": why}))),
+        Ok(Received::Refused(Refusal::Malformed(why))) => {
+            (StatusCode::BAD_REQUEST, Json(json!({"error": why})))
+        }
         Err(_) => (
             StatusCode::INTERNAL_SERVER_ERROR,
             Json(json!({"error": "internal error"})),

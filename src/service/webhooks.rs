@@ -20,6 +20,15 @@ pub enum Refusal {
     Malformed(String),
 }
 
+/// What became of a delivery.
+#[derive(Debug)]
+pub enum Received {
+    /// Verified and recorded: what it did.
+    Handled(EventOutcome),
+    /// Not accepted: why.
+    Refused(Refusal),
+}
+
 const MAX_STALE_RETRIES: usize = 8;
 
 /// Checks and applies one delivery.
@@ -30,28 +39,28 @@ pub async fn receive(
     secret: &[u8],
     signature: Option<&str>,
     body: &[u8],
-) -> Result<Result<EventOutcome, Refusal>, ServiceError> {
+) -> Result<Received, ServiceError> {
     let now = Timestamp::now().micros() / 1_000_000;
     if let Err(rejection) = webhook::verify(secret, signature, body, now) {
         tracing::warn!(?rejection, "webhook refused");
-        return Ok(Err(Refusal::Signature(rejection)));
+        return Ok(Received::Refused(Refusal::Signature(rejection)));
     }
     let event: WebhookEvent = match serde_json::from_slice(body) {
         Ok(event) => event,
         Err(err) => {
-            return Ok(Err(Refusal::Malformed(format!(
+            return Ok(Received::Refused(Refusal::Malformed(format!(
                 "not a webhook event: {err}"
             ))));
         }
     };
     let Some(kind) = EventKind::parse(&event.kind) else {
-        return Ok(Err(Refusal::Malformed(format!(
+        return Ok(Received::Refused(Refusal::Malformed(format!(
             "unknown event type {:?}",
             event.kind
         ))));
     };
     if event.id.is_empty() || event.id.len() > 255 {
-        return Ok(Err(Refusal::Malformed(
+        return Ok(Received::Refused(Refusal::Malformed(
             "event id must be 1 to 255 characters".into(),
         )));
     }
@@ -72,7 +81,7 @@ pub async fn receive(
                 feed.publish(payment);
             }
             log_handled(&event.id, &event.kind, &outcome);
-            return Ok(Ok(outcome));
+            return Ok(Received::Handled(outcome));
         }
     }
     Err(ServiceError::internal(
