@@ -1,5 +1,8 @@
 //! What the benchmarks share: the release gateway as its own process, and wrk runs.
 
+// Each benchmark compiles this module on its own and uses only part of it.
+#![allow(dead_code)]
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -13,6 +16,20 @@ pub const DIR: &str = env!("CARGO_MANIFEST_DIR");
 pub struct Gateway {
     child: Child,
     pub address: String,
+}
+
+impl Gateway {
+    /// CPU time the gateway process has used so far (user + system), from `/proc` (Linux).
+    pub fn cpu_time(&self) -> Option<Duration> {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).ok()?;
+        // Fields after the command name (which may hold spaces) start at field 3.
+        let rest = stat.rsplit_once(')')?.1;
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let ticks: u64 =
+            fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+        // The kernel counts in USER_HZ, 100 per second on Linux.
+        Some(Duration::from_millis(ticks * 10))
+    }
 }
 
 impl Drop for Gateway {
@@ -80,6 +97,8 @@ fn wait_until_ready(address: &str) -> Result<(), BoxError> {
 
 /// One wrk run's figures.
 pub struct Run {
+    /// Requests answered.
+    pub requests: f64,
     pub rps: f64,
     pub p50_ms: f64,
     pub p99_ms: f64,
@@ -129,6 +148,7 @@ pub fn wrk(
             .unwrap_or(0.0)
     };
     Ok(Run {
+        requests: field("requests"),
         rps: field("requests") / (field("duration_us") / 1e6),
         p50_ms: field("p50_us") / 1000.0,
         p99_ms: field("p99_us") / 1000.0,

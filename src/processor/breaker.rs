@@ -115,6 +115,39 @@ impl Breaker {
     }
 }
 
+/// An admitted call, which must end in a record: a call abandoned before it answered (its
+/// attempt timed out and the future was dropped) counts as a failure. Otherwise a probe that
+/// never answers would leave the breaker half-open, failing every call, for good.
+struct Admitted<'a> {
+    breaker: &'a Breaker,
+    recorded: bool,
+}
+
+impl Admitted<'_> {
+    fn record(mut self, healthy: bool) {
+        self.recorded = true;
+        self.breaker.record(healthy, Instant::now());
+    }
+}
+
+impl Drop for Admitted<'_> {
+    fn drop(&mut self) {
+        if !self.recorded {
+            self.breaker.record(false, Instant::now());
+        }
+    }
+}
+
+impl Breaker {
+    /// Admits a call now, or `None` while the circuit fails fast.
+    fn admitted(&self) -> Option<Admitted<'_>> {
+        self.admit(Instant::now()).then_some(Admitted {
+            breaker: self,
+            recorded: false,
+        })
+    }
+}
+
 /// A processor behind a [`Breaker`].
 pub struct CircuitBreaker {
     inner: Arc<dyn Processor>,
@@ -133,12 +166,11 @@ impl CircuitBreaker {
         &self,
         fut: impl Future<Output = Result<T, ProcessorError>>,
     ) -> Result<T, ProcessorError> {
-        if !self.breaker.admit(Instant::now()) {
+        let Some(admitted) = self.breaker.admitted() else {
             return Err(ProcessorError::CircuitOpen);
-        }
+        };
         let result = fut.await;
-        let healthy = !matches!(result, Err(ProcessorError::Retryable { .. }));
-        self.breaker.record(healthy, Instant::now());
+        admitted.record(!matches!(result, Err(ProcessorError::Retryable { .. })));
         result
     }
 }
@@ -220,5 +252,26 @@ mod tests {
                 until: later + Duration::from_secs(10)
             }
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_probe_abandoned_before_it_answers_opens_the_circuit_again() {
+        let b = breaker();
+        let t = Instant::now();
+        for _ in 0..3 {
+            b.record(false, t);
+        }
+        tokio::time::advance(Duration::from_secs(11)).await;
+        let probe = b.admitted().expect("the probe is admitted");
+        drop(probe);
+        assert!(
+            matches!(b.state(), BreakerState::Open { .. }),
+            "not stuck half-open: {:?}",
+            b.state()
+        );
+        tokio::time::advance(Duration::from_secs(11)).await;
+        let probe = b.admitted().expect("a new probe after the cool-down");
+        probe.record(true);
+        assert_eq!(b.state(), BreakerState::Closed { failures: 0 });
     }
 }
