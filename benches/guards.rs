@@ -20,6 +20,8 @@ use std::time::Instant;
 use async_graphql::Variables;
 use async_graphql::parser::parse_query;
 use common::{BoxError, graphpay, start_gateway, unthrottled, wrk};
+use graphpay::domain::currency::Currency;
+use graphpay::domain::money::MinorUnits;
 use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
 use graphpay::graphql::limits::QueryLimits;
@@ -135,8 +137,8 @@ fn seed(url: &str, schema: &str, account: &str) -> Result<(), BoxError> {
         let rows = (0..ROWS)
             .map(|i| NewPayment {
                 account_id: account.to_string(),
-                amount: 100 + i % 5_000,
-                currency: "USD".into(),
+                amount: MinorUnits::parse(100 + i % 5_000).expect("an amount"),
+                currency: Currency::parse("USD").expect("a currency"),
                 source: "tok_visa".into(),
                 description: None,
                 status: PaymentStatus::Succeeded,

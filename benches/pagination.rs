@@ -21,6 +21,8 @@
 
 use std::time::{Duration, Instant};
 
+use graphpay::domain::currency::Currency;
+use graphpay::domain::money::MinorUnits;
 use graphpay::domain::paging::{Direction, Order, PageSize, PaymentFilter, Position, SortField};
 use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
@@ -185,8 +187,8 @@ fn new_payment(account_id: &str, i: u64) -> NewPayment {
     NewPayment {
         account_id: account_id.to_string(),
         // 5,000 distinct amounts: ~200 rows share each value at 1M rows.
-        amount: 100 + (i * 7919) % 5000,
-        currency: "USD".to_string(),
+        amount: MinorUnits::parse(100 + (i * 7919) % 5000).expect("an amount"),
+        currency: Currency::parse("USD").expect("a currency"),
         source: "tok_visa".to_string(),
         description: None,
         status: PaymentStatus::Succeeded,

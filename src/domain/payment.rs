@@ -46,12 +46,6 @@ impl Payment {
             | PaymentStatus::Refunded => 0,
         }
     }
-
-    /// What is left to refund, whatever the status (a refund in flight counts against it only
-    /// once it settles).
-    pub fn unrefunded(&self) -> i64 {
-        (self.amount.get() - self.amount_refunded).max(0)
-    }
 }
 
 /// A refund of part or all of a payment.

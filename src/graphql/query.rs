@@ -11,10 +11,9 @@ use super::node::{self, Node};
 use super::objects::{Account, IdempotencyRecord, Payment};
 use crate::domain::idempotency::IdempotencyKey;
 use crate::domain::ids::{self, IdKind};
-use crate::domain::time::Timestamp;
 use crate::error::ApiError;
-use crate::persistence::idempotency_keys;
 use crate::persistence::{Db, accounts};
+use crate::service::idempotency;
 use crate::service::payments::PaymentService;
 
 /// Most ids `nodes` takes at once.
@@ -91,18 +90,13 @@ impl Query {
         let db = ctx.data::<Db>()?;
         let service = ctx.data::<PaymentService>()?;
         let key = IdempotencyKey::parse(&key).map_err(ApiError::InvalidIdempotencyKey)?;
-        let retention = service.settings().retention.as_secs();
-        let record = idempotency_keys::find(db, &viewer.account_id, key.as_str())
-            .await
-            .map_err(ApiError::from)?;
-        let retention_seconds = i64::try_from(retention).unwrap_or(i64::MAX);
-        // Keys past their retention are as good as gone, even before the sweeper runs.
-        Ok(record
-            .filter(|r| r.created_at.plus_seconds(retention_seconds) > Timestamp::now())
-            .map(|record| IdempotencyRecord {
-                record,
-                retention_seconds,
-            }))
+        let settings = service.settings();
+        let record = idempotency::record(db, &viewer.account_id, &key, settings).await?;
+        let retention_seconds = i64::try_from(settings.retention.as_secs()).unwrap_or(i64::MAX);
+        Ok(record.map(|record| IdempotencyRecord {
+            record,
+            retention_seconds,
+        }))
     }
 
     /// One of the viewer's payments; null when absent or another account's.

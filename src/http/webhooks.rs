@@ -57,9 +57,12 @@ pub async fn receive(
         Ok(Received::Refused(Refusal::Malformed(why))) => {
             (StatusCode::BAD_REQUEST, Json(json!({"error": why})))
         }
-        Err(_) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            Json(json!({"error": "internal error"})),
-        ),
+        Err(err) => {
+            tracing::error!(error = ?err, "a processor webhook could not be applied");
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                Json(json!({"error": "internal error"})),
+            )
+        }
     }
 }

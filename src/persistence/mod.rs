@@ -6,7 +6,7 @@
 pub mod accounts;
 pub mod announcements;
 mod db;
-pub mod entities;
+mod entities;
 mod error;
 pub mod idempotency_keys;
 pub mod payment_pages;

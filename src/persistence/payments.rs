@@ -7,7 +7,9 @@ use sea_orm::{
 
 use super::entities::{payment_events, payments, refunds};
 use super::{Db, DbError, rows};
+use crate::domain::currency::Currency;
 use crate::domain::ids::{IdKind, new_id};
+use crate::domain::money::MinorUnits;
 use crate::domain::status::PaymentStatus;
 use crate::domain::time::Timestamp;
 
@@ -88,8 +90,8 @@ pub async fn events_of(
 #[derive(Clone, Debug)]
 pub struct NewPayment {
     pub account_id: String,
-    pub amount: i64,
-    pub currency: String,
+    pub amount: MinorUnits,
+    pub currency: Currency,
     pub source: String,
     pub description: Option<String>,
     pub status: PaymentStatus,
@@ -100,27 +102,27 @@ pub struct NewPayment {
 pub(crate) const CREATED_REASON: &str = "created";
 
 impl NewPayment {
-    /// The rows that store it: the payment, under a new id that is also its processor key,
-    /// and the event recording its first status.
-    pub(crate) fn models(&self) -> (payments::Model, payment_events::Model) {
+    /// The payment, under a new id that is also its processor key, and the event recording
+    /// its first status.
+    pub(crate) fn values(&self) -> (Payment, PaymentEvent) {
         let id = new_id(IdKind::Payment);
-        let at = self.created_at.micros();
-        let event = payment_events::Model {
+        let at = self.created_at;
+        let event = PaymentEvent {
             id: new_id(IdKind::PaymentEvent),
             payment_id: id.clone(),
             account_id: self.account_id.clone(),
             from_status: None,
-            to_status: self.status.as_str().to_string(),
+            to_status: self.status,
             reason: Some(CREATED_REASON.to_string()),
             created_at: at,
         };
-        let payment = payments::Model {
+        let payment = Payment {
             processor_key: id.clone(),
             id,
             account_id: self.account_id.clone(),
             amount: self.amount,
-            currency: self.currency.clone(),
-            status: self.status.as_str().to_string(),
+            currency: self.currency,
+            status: self.status,
             amount_refunded: 0,
             source: self.source.clone(),
             description: self.description.clone(),
@@ -135,10 +137,10 @@ impl NewPayment {
     }
 
     fn rows(&self) -> (payments::ActiveModel, payment_events::ActiveModel) {
-        let (payment, event) = self.models();
+        let (payment, event) = self.values();
         (
-            payment.into_active_model().reset_all(),
-            event.into_active_model().reset_all(),
+            rows::payment_row(&payment).into_active_model().reset_all(),
+            rows::event_row(&event),
         )
     }
 }

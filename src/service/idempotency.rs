@@ -6,8 +6,20 @@ use super::ServiceError;
 use crate::domain::idempotency::{Decision, IdempotencyKey, decide};
 use crate::domain::time::Timestamp;
 use crate::persistence::Db;
-use crate::persistence::idempotency_keys::{self, IdempotencyRecord};
-use crate::persistence::payment_writes::StoredOutcome;
+use crate::persistence::idempotency_keys::{self, IdempotencyRecord, StoredOutcome};
+
+/// What `idempotencyRecord(key)` shows: the account's key, unless it is unknown or past its
+/// retention (as good as gone, even before the sweeper removes it).
+pub async fn record(
+    db: &Db,
+    account_id: &str,
+    key: &IdempotencyKey,
+    settings: &IdempotencySettings,
+) -> Result<Option<IdempotencyRecord>, ServiceError> {
+    let retention = i64::try_from(settings.retention.as_secs()).unwrap_or(i64::MAX);
+    let record = idempotency_keys::find(db, account_id, key.as_str()).await?;
+    Ok(record.filter(|r| r.created_at.plus_seconds(retention) > Timestamp::now()))
+}
 
 /// How keys behave.
 #[derive(Clone, Copy, Debug)]

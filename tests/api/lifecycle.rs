@@ -473,8 +473,8 @@ async fn reconciliation_expires_and_resolves_stuck_payments(backend: Backend) {
         &app.db,
         payments::NewPayment {
             account_id: account.clone(),
-            amount: 300,
-            currency: "USD".into(),
+            amount: graphpay::domain::money::MinorUnits::parse(300).expect("an amount"),
+            currency: graphpay::domain::currency::Currency::parse("USD").expect("a currency"),
             source: "tok_visa".into(),
             description: None,
             status: PaymentStatus::Processing,

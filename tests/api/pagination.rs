@@ -27,8 +27,14 @@ async fn seed(app: &TestApp, account_id: &str, count: usize) -> Vec<Row> {
     let new: Vec<NewPayment> = (0..count)
         .map(|i| NewPayment {
             account_id: account_id.to_string(),
-            amount: [500, 100, 2500, 100][i % 4],
-            currency: if i % 3 == 0 { "EUR" } else { "USD" }.to_string(),
+            amount: graphpay::domain::money::MinorUnits::parse([500, 100, 2500, 100][i % 4])
+                .expect("an amount"),
+            currency: graphpay::domain::currency::Currency::parse(if i % 3 == 0 {
+                "EUR"
+            } else {
+                "USD"
+            })
+            .expect("a currency"),
             source: "tok_visa".to_string(),
             description: None,
             status: statuses[i % statuses.len()],

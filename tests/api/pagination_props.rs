@@ -67,8 +67,9 @@ async fn check(app: &TestApp, case: Case) {
         .iter()
         .map(|&(amount, t, s, c)| NewPayment {
             account_id: account.clone(),
-            amount,
-            currency: CURRENCIES[c].to_string(),
+            amount: graphpay::domain::money::MinorUnits::parse(amount).expect("an amount"),
+            currency: graphpay::domain::currency::Currency::parse(CURRENCIES[c])
+                .expect("a currency"),
             source: "tok_visa".to_string(),
             description: None,
             status: STATUSES[s],

@@ -309,8 +309,8 @@ async fn an_abandoned_claim_is_taken_over_after_the_lock_timeout(backend: Backen
         &app.db,
         graphpay::persistence::payments::NewPayment {
             account_id: account.clone(),
-            amount: 2500,
-            currency: "USD".into(),
+            amount: graphpay::domain::money::MinorUnits::parse(2500).expect("an amount"),
+            currency: graphpay::domain::currency::Currency::parse("USD").expect("a currency"),
             source: "tok_visa".into(),
             description: None,
             status: graphpay::domain::status::PaymentStatus::Processing,

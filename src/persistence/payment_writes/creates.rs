@@ -7,7 +7,7 @@ use sea_orm::{ConnectionTrait, DatabaseTransaction, DbBackend, Statement, Value}
 use super::super::announcements::{CHANGES_CHANNEL, announcement};
 use super::super::idempotency_keys::{self, KeyRef, StoredOutcome, complete_key};
 use super::super::payments::{self as stored, CREATED_REASON, NewPayment};
-use super::super::{Backend, Db, DbError, rows};
+use super::super::{Backend, Db, DbError};
 use crate::domain::idempotency::KeyState;
 use crate::domain::payment::Payment;
 
@@ -119,12 +119,11 @@ async fn claim_and_create_in_one_statement(
     new: &NewPayment,
     complete: bool,
 ) -> Result<Option<Payment>, DbError> {
-    let (payment, event) = new.models();
-    let created = rows::payment(payment.clone())?;
-    let at = payment.created_at;
+    let (payment, event) = new.values();
+    let at = payment.created_at.micros();
     let (state, locked_at, outcome) = if complete {
         let outcome = StoredOutcome {
-            payment: rows::payment(payment.clone())?,
+            payment: payment.clone(),
             refund: None,
         };
         (KeyState::Done, None, Some(outcome.to_json()))
@@ -141,18 +140,18 @@ async fn claim_and_create_in_one_statement(
         payment.id.clone().into(),
         outcome.into(),
         at.into(),
-        payment.amount.into(),
-        payment.currency.clone().into(),
-        payment.status.clone().into(),
+        payment.amount.get().into(),
+        payment.currency.code().into(),
+        payment.status.as_str().into(),
         payment.source.clone().into(),
         payment.description.clone().into(),
         payment.processor_key.clone().into(),
         event.id.into(),
         CREATED_REASON.into(),
         CHANGES_CHANNEL.into(),
-        announcement(&created).into(),
+        announcement(&payment).into(),
     ];
     let statement = Statement::from_sql_and_values(DbBackend::Postgres, CLAIM_AND_CREATE, values);
     let inserted = db.conn().execute_raw(statement).await?.rows_affected() == 1;
-    Ok(inserted.then_some(created))
+    Ok(inserted.then_some(payment))
 }

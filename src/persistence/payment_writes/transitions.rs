@@ -80,7 +80,7 @@ pub enum KeyAction<'a> {
 }
 
 /// Moves `payment` (as read, with its version) to `to`, appending the event and applying
-/// `key`. One transaction; `StaleVersion` when another writer changed the payment first.
+/// `key`. One transaction; `Written::Stale` when another writer changed the payment first.
 pub async fn transition(
     db: &Db,
     payment: &Payment,

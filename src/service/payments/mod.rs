@@ -88,8 +88,8 @@ impl PaymentService {
         };
         let new = NewPayment {
             account_id: account_id.to_string(),
-            amount: input.amount.get(),
-            currency: input.currency.code(),
+            amount: input.amount,
+            currency: input.currency,
             source: input.source,
             description: input.description,
             status: if input.confirm {

@@ -265,8 +265,8 @@ impl TestApp {
             &self.db,
             NewPayment {
                 account_id: account_id.to_string(),
-                amount,
-                currency: "USD".to_string(),
+                amount: graphpay::domain::money::MinorUnits::parse(amount).expect("an amount"),
+                currency: graphpay::domain::currency::Currency::parse("USD").expect("a currency"),
                 source: "tok_visa".to_string(),
                 description: None,
                 status: PaymentStatus::Succeeded,

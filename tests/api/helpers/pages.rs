@@ -238,8 +238,8 @@ pub async fn insert_rows(app: &TestApp, new: Vec<NewPayment>) -> Vec<Row> {
         .zip(new)
         .map(|(id, p)| Row {
             id,
-            amount: p.amount,
-            currency: p.currency,
+            amount: p.amount.get(),
+            currency: p.currency.code(),
             status: p.status,
             created_at: p.created_at.micros(),
         })
