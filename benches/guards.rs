@@ -81,7 +81,13 @@ fn main() -> Result<(), BoxError> {
             }
             let gateway = start_gateway(&settings)?;
             let before = gateway.cpu_time().unwrap_or_default();
-            let run = wrk(&gateway.address, "page.lua", &[limits, &key], 32, seconds)?;
+            let run = wrk(
+                &gateway.address,
+                "load.lua",
+                &["page", &key, limits],
+                32,
+                seconds,
+            )?;
             let cpu = gateway
                 .cpu_time()
                 .unwrap_or_default()

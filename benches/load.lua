@@ -1,7 +1,8 @@
--- wrk script for the createPayment load benchmark (driven by benches/load.rs).
+-- wrk script for the load benchmarks (driven by benches/load.rs and benches/guards.rs).
 -- Arguments after `--`: <mode> <api key> <run id>; mode `create` sends a fresh idempotency key
 -- every time (unique to the run), `replay` cycles through the 200 keys `replay-0` ..
--- `replay-199` made beforehand.
+-- `replay-199` made beforehand, and `page` reads the first page of 50 payments with cursors
+-- and pageInfo.
 
 local threads = {}
 local next_id = 0
@@ -22,8 +23,14 @@ end
 
 local query = "mutation C($input: CreatePaymentInput!, $key: String!) { createPayment(input: $input, idempotencyKey: $key) { replayed payment { id status amount } } }"
 
+local page = '{"query":"query Page { payments(first: 50) { edges { cursor node { id amount currency status createdAt } } pageInfo { hasNextPage endCursor } } }"}'
+
 function request()
   counter = counter + 1
+  if mode == "page" then
+    return wrk.format("POST", "/graphql",
+      { ["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. key }, page)
+  end
   local idem, amount
   if mode == "replay" then
     local n = counter % 200
