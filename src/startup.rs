@@ -124,7 +124,7 @@ impl Application {
                 Arc::new(CircuitBreaker::new(Arc::new(client), config.breaker))
             }
         };
-        let feed = PaymentFeed::start(db.clone(), Some(config.database.url.as_str())).await;
+        let feed = PaymentFeed::start(db.clone(), &config.database, config.feed).await?;
         let payments = PaymentService::new(
             db.clone(),
             Retrying::new(processor, config.processor_limits),

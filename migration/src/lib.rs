@@ -13,6 +13,7 @@ mod m20261130_000001_create_accounts;
 mod m20261130_000002_create_payments;
 mod m20261130_000003_create_idempotency_keys;
 mod m20261130_000004_create_processor_tables;
+mod m20261130_000005_create_change_feed;
 
 pub struct Migrator;
 
@@ -24,6 +25,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000002_create_payments::Migration),
             Box::new(m20261130_000003_create_idempotency_keys::Migration),
             Box::new(m20261130_000004_create_processor_tables::Migration),
+            Box::new(m20261130_000005_create_change_feed::Migration),
         ]
     }
 }

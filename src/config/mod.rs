@@ -14,6 +14,7 @@ use crate::http::ConnectionLimits;
 use crate::persistence::DbConfig;
 use crate::processor::CallLimits;
 use crate::processor::breaker::BreakerSettings;
+use crate::service::feed::FeedSettings;
 use crate::service::idempotency::IdempotencySettings;
 use crate::service::reconcile::ReconcileSettings;
 use crate::service::throttle::ThrottleSettings;
@@ -291,6 +292,7 @@ pub struct Config {
     pub sandbox_webhook_delay: Duration,
     pub reconcile: ReconcileSettings,
     pub connections: ConnectionLimits,
+    pub feed: FeedSettings,
 }
 
 impl From<ServeArgs> for Config {
@@ -345,6 +347,7 @@ impl From<ServeArgs> for Config {
                 processing_deadline: Duration::from_secs(args.processing_deadline_secs),
             },
             connections: args.connections.limits(),
+            feed: FeedSettings::default(),
         }
     }
 }
@@ -379,6 +382,7 @@ impl Config {
                 processing_deadline: Duration::from_secs(600),
             },
             connections: ConnectionLimits::default(),
+            feed: FeedSettings::default(),
         }
     }
 }

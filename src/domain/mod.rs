@@ -5,6 +5,7 @@ pub mod account;
 pub mod api_key;
 pub mod currency;
 pub mod cursor;
+pub mod feed;
 pub mod idempotency;
 pub mod ids;
 pub mod money;

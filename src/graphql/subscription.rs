@@ -22,7 +22,7 @@ impl Subscription {
         &self,
         ctx: &Context<'_>,
         id: Option<ID>,
-    ) -> Result<impl Stream<Item = Payment> + use<>> {
+    ) -> Result<impl Stream<Item = Result<Payment>> + use<>> {
         let viewer = ctx.data::<Viewer>()?.account_id.clone();
         if id.as_ref().is_some_and(|id| !is_id_of(IdKind::Payment, id)) {
             return Err(
@@ -33,21 +33,26 @@ impl Subscription {
         let only = id.map(|id| id.to_string());
         let receiver = ctx.data::<PaymentService>()?.feed().subscribe();
         Ok(futures_util::stream::unfold(
-            (receiver, slot),
-            move |(mut receiver, slot)| {
+            Some((receiver, slot)),
+            move |state| {
                 let (viewer, only) = (viewer.clone(), only.clone());
                 async move {
+                    let (mut receiver, slot) = state?;
                     loop {
                         match receiver.recv().await {
-                            Ok(payment)
-                                if payment.account_id == viewer
-                                    && only.as_ref().is_none_or(|id| *id == payment.id) =>
+                            Ok(entry)
+                                if entry.payment.account_id == viewer
+                                    && only.as_ref().is_none_or(|id| *id == entry.payment.id) =>
                             {
-                                return Some((Payment::from(payment), (receiver, slot)));
+                                let payment = Payment::from(entry.payment.clone());
+                                return Some((Ok(payment), Some((receiver, slot))));
                             }
                             Ok(_) => {}
                             Err(RecvError::Lagged(missed)) => {
-                                tracing::warn!(missed, "a subscriber fell behind the payment feed");
+                                // Skipping changes silently would leave the client wrong: end
+                                // the subscription, so it reads afresh and subscribes again.
+                                tracing::warn!(missed, "a subscriber fell behind the change feed");
+                                return Some((Err(fell_behind().into()), None));
                             }
                             Err(RecvError::Closed) => return None,
                         }
@@ -55,6 +60,15 @@ impl Subscription {
                 }
             },
         ))
+    }
+}
+
+fn fell_behind() -> ApiError {
+    ApiError::Throttled {
+        retry_after_seconds: 1,
+        message: "this subscription fell too far behind the change feed and was ended; read \
+                  the payments again and subscribe again"
+            .to_string(),
     }
 }
 

@@ -1,4 +1,5 @@
-//! Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the database answers).
+//! Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the database answers
+//! and this instance can read the change feed).
 
 use std::time::Duration;
 
@@ -19,11 +20,17 @@ pub async fn healthz() -> Json<Value> {
 const READINESS_DEADLINE: Duration = Duration::from_secs(1);
 
 pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
+    if !state.feed.is_ready() {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(json!({"status": "unavailable", "changeFeed": "cannot read"})),
+        );
+    }
     match tokio::time::timeout(READINESS_DEADLINE, readiness::database_answers(&state.db)).await {
         Ok(Ok(())) => {
             return (
                 StatusCode::OK,
-                Json(json!({"status": "ok", "database": "ok"})),
+                Json(json!({"status": "ok", "database": "ok", "changeFeed": "ok"})),
             );
         }
         Ok(Err(err)) => tracing::warn!(error = ?err, "readiness check failed"),

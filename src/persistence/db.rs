@@ -86,6 +86,29 @@ impl Db {
         })
     }
 
+    /// A connection of its own (a pool of one) for a long-running reader, named
+    /// `application_name` on PostgreSQL so operators can tell it apart in `pg_stat_activity`.
+    /// It reconnects by itself on the next statement after its connection is lost, and a
+    /// statement fails within `acquire_timeout` while the database cannot be reached.
+    pub async fn connect_dedicated(
+        config: &DbConfig,
+        application_name: &'static str,
+    ) -> Result<Self, DbError> {
+        let backend = backend_of(&config.url)?;
+        let mut opts = options(config, backend, 1);
+        opts.connect_timeout(config.acquire_timeout);
+        if backend == Backend::Postgres {
+            opts.map_sqlx_postgres_opts(move |o| o.application_name(application_name));
+        }
+        let conn = Database::connect(opts).await?;
+        Ok(Self {
+            conn,
+            backend,
+            #[cfg(feature = "test-support")]
+            statements: Arc::new(AtomicU64::new(0)),
+        })
+    }
+
     /// Applies every pending migration. On PostgreSQL, concurrent callers wait on an advisory
     /// lock held on a dedicated connection that also runs the migrations.
     #[tracing::instrument(skip_all)]
@@ -268,24 +291,34 @@ async fn create_schema(config: &DbConfig, schema: &str) -> Result<(), DbErr> {
     conn.close().await
 }
 
-/// Listens on a PostgreSQL notification channel until the connection fails for good, handing
-/// each payload to `on_message`. The listener reconnects by itself after transient failures.
+/// Listens on a PostgreSQL notification channel until the connection fails for good, calling
+/// `on_message` for each notification. The connection is named `application_name`; the
+/// listener reconnects by itself after a dropped connection, and returns an error when it
+/// cannot.
 pub async fn listen(
     url: &str,
+    application_name: &str,
     channel: &str,
-    mut on_message: impl FnMut(&str),
+    mut on_message: impl FnMut(),
 ) -> Result<(), DbError> {
-    let mut listener = sea_orm::sqlx::postgres::PgListener::connect(url)
+    use sea_orm::sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
+    use std::str::FromStr;
+    let unavailable = |e: sea_orm::sqlx::Error| DbError::Unavailable(format!("listen: {e}"));
+    let options = PgConnectOptions::from_str(url)
+        .map_err(unavailable)?
+        .application_name(application_name);
+    let pool = PgPoolOptions::new()
+        .max_connections(1)
+        .acquire_timeout(Duration::from_secs(5))
+        .max_lifetime(None)
+        .idle_timeout(None)
+        .connect_with(options)
         .await
-        .map_err(|e| DbError::Unavailable(format!("listen: {e}")))?;
-    listener
-        .listen(channel)
-        .await
-        .map_err(|e| DbError::Unavailable(format!("listen: {e}")))?;
+        .map_err(unavailable)?;
+    let mut listener = PgListener::connect_with(&pool).await.map_err(unavailable)?;
+    listener.listen(channel).await.map_err(unavailable)?;
     loop {
-        match listener.recv().await {
-            Ok(notification) => on_message(notification.payload()),
-            Err(err) => return Err(DbError::Unavailable(format!("listen: {err}"))),
-        }
+        listener.recv().await.map_err(unavailable)?;
+        on_message();
     }
 }

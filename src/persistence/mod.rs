@@ -4,10 +4,10 @@
 //! `payment_writes`).
 
 pub mod accounts;
-pub mod announcements;
 mod db;
 mod entities;
 mod error;
+pub mod feed;
 pub mod idempotency_keys;
 pub mod payment_pages;
 pub mod payment_writes;

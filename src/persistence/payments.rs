@@ -140,7 +140,7 @@ impl NewPayment {
         let (payment, event) = self.values();
         (
             rows::payment_row(&payment).into_active_model().reset_all(),
-            rows::event_row(&event),
+            rows::event_row(&event, &payment),
         )
     }
 }
@@ -153,7 +153,6 @@ pub(crate) async fn insert_in(
     let (payment, event) = new.rows();
     let payment = rows::payment(payment.insert(txn).await?)?;
     event.insert(txn).await?;
-    super::announcements::announce_in(txn, &payment).await?;
     Ok(payment)
 }
 

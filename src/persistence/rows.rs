@@ -128,12 +128,26 @@ pub(crate) fn event(row: payment_events::Model) -> Result<PaymentEvent, DbError>
     })
 }
 
+/// `payment` as an event stores it: its row as JSON.
+pub(crate) fn snapshot(payment: &Payment) -> String {
+    serde_json::to_string(&payment_row(payment)).unwrap_or_default()
+}
+
+/// The payment an event's snapshot holds.
+pub(crate) fn from_snapshot(text: &str) -> Result<Payment, DbError> {
+    let row: payments::Model =
+        serde_json::from_str(text).map_err(|_| DbError::unreadable("event snapshot", text))?;
+    payment(row)
+}
+
 pub(crate) fn events(rows: Vec<payment_events::Model>) -> Result<Vec<PaymentEvent>, DbError> {
     rows.into_iter().map(event).collect()
 }
 
-pub(crate) fn event_row(e: &PaymentEvent) -> payment_events::ActiveModel {
+/// The row of event `e`, carrying `payment` as the change left it.
+pub(crate) fn event_row(e: &PaymentEvent, payment: &Payment) -> payment_events::ActiveModel {
     payment_events::ActiveModel {
+        snapshot: Set(Some(snapshot(payment))),
         id: Set(e.id.clone()),
         payment_id: Set(e.payment_id.clone()),
         account_id: Set(e.account_id.clone()),

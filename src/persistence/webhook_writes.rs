@@ -1,7 +1,7 @@
-//! Applying a processor event: recording its id (each id at most once) and the change it
-//! brings, in one transaction, so an event is never recorded without being applied.
+//! Applying a processor event: the change it brings and the record of its id (each id at most
+//! once), in one transaction, so an event is never recorded without being applied.
 
-use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::sea_query::OnConflict;
 use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
 use super::entities::{payments, processor_events, refunds};
@@ -39,24 +39,16 @@ pub enum EventOutcome {
 
 pub async fn apply(db: &Db, event: &IncomingEvent<'_>) -> Result<Written<EventOutcome>, DbError> {
     let txn = db.begin_write().await?;
-    let inserted = processor_events::Entity::insert(processor_events::ActiveModel {
-        event_id: Set(event.id.to_string()),
-        event_type: Set(event.kind_name.to_string()),
-        payload: Set(event.payload.to_string()),
-        outcome: Set("received".to_string()),
-        received_at: Set(Timestamp::now().micros()),
-    })
-    .on_conflict(
-        OnConflict::column(processor_events::Column::EventId)
-            .do_nothing()
-            .to_owned(),
-    )
-    .exec_without_returning(&txn)
-    .await?;
-    if inserted == 0 {
+    let seen = processor_events::Entity::find_by_id(event.id)
+        .one(&txn)
+        .await?
+        .is_some();
+    if seen {
         txn.rollback().await?;
         return Ok(Written::Done(EventOutcome::Duplicate));
     }
+    // The payment's row is the first this transaction writes, as the change feed's order
+    // requires (see `feed`); the event's record comes last.
     let outcome = match event.kind {
         EventKind::ChargeSucceeded | EventKind::ChargeFailed => {
             let payment = payments::Entity::find()
@@ -173,11 +165,25 @@ pub async fn apply(db: &Db, event: &IncomingEvent<'_>) -> Result<Written<EventOu
         EventOutcome::Ignored(why) => format!("ignored: {why}"),
         EventOutcome::Duplicate => "duplicate".to_string(),
     };
-    processor_events::Entity::update_many()
-        .col_expr(processor_events::Column::Outcome, Expr::value(recorded))
-        .filter(processor_events::Column::EventId.eq(event.id))
-        .exec(&txn)
-        .await?;
+    let inserted = processor_events::Entity::insert(processor_events::ActiveModel {
+        event_id: Set(event.id.to_string()),
+        event_type: Set(event.kind_name.to_string()),
+        payload: Set(event.payload.to_string()),
+        outcome: Set(recorded),
+        received_at: Set(Timestamp::now().micros()),
+    })
+    .on_conflict(
+        OnConflict::column(processor_events::Column::EventId)
+            .do_nothing()
+            .to_owned(),
+    )
+    .exec_without_returning(&txn)
+    .await?;
+    if inserted == 0 {
+        // The same event, applied by a concurrent delivery of it first.
+        txn.rollback().await?;
+        return Ok(Written::Done(EventOutcome::Duplicate));
+    }
     txn.commit().await?;
     Ok(Written::Done(outcome))
 }

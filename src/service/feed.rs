@@ -1,78 +1,309 @@
-//! The feed of payment changes behind the `paymentUpdated` subscription. On SQLite it is
-//! in-process; on PostgreSQL every change is announced with `NOTIFY` by the transaction that
-//! makes it (see `persistence::payment_writes`), so a subscriber on any gateway instance
-//! sharing the database hears of changes made by every other one, once they commit.
+//! The change feed: one reader per gateway instance tails the event log (see
+//! `persistence::feed`) and hands every committed change to this instance's subscribers, in
+//! feed order, whichever instance made it.
+//!
+//! The reader polls with an adaptive interval: a few milliseconds while changes keep coming,
+//! backing off to half a second when the log is quiet. A change made here wakes it at once;
+//! on PostgreSQL a change also sends one `NOTIFY`, after its commit and coalesced to at most
+//! one per instance per `nudge_interval`, which wakes the readers of the other instances. On
+//! PostgreSQL the reader has a connection of its own (`application_name` `graphpay-feed`).
+//! When it cannot read, it reports the feed as not ready, retries with backoff, and resumes
+//! from the last position it read: nothing is lost and nothing is handed out twice.
 
-use tokio::sync::broadcast;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
 
-use crate::persistence::announcements::{
-    Announced, CHANGES_CHANNEL as CHANNEL, parse_announcement,
-};
-use crate::persistence::payments::{self, Payment};
-use crate::persistence::{Backend, Db};
+use tokio::sync::{Notify, broadcast};
 
-/// Changes a slow subscriber may fall behind by before it skips some.
-const BUFFER: usize = 1024;
+use crate::domain::feed::{FeedEntry, FeedPosition};
+use crate::persistence::{self, Backend, Db, DbConfig, DbError, feed};
 
-/// Where payment changes are published and heard.
+/// The `application_name` of the feed reader's own PostgreSQL connection.
+pub const READER_NAME: &str = "graphpay-feed";
+/// The `application_name` of the connection that listens for other instances' nudges.
+pub const LISTENER_NAME: &str = "graphpay-feed-wake";
+
+/// How the reader paces itself.
+#[derive(Clone, Copy, Debug)]
+pub struct FeedSettings {
+    /// The polling interval while changes keep coming.
+    pub poll_min: Duration,
+    /// The polling interval the reader backs off to while the log is quiet.
+    pub poll_max: Duration,
+    /// Events read per statement.
+    pub batch: u32,
+    /// The shortest time between two nudges this instance sends to the others.
+    pub nudge_interval: Duration,
+}
+
+impl Default for FeedSettings {
+    fn default() -> Self {
+        Self {
+            poll_min: Duration::from_millis(2),
+            poll_max: Duration::from_millis(500),
+            batch: 500,
+            nudge_interval: Duration::from_millis(10),
+        }
+    }
+}
+
+/// Changes a subscriber may fall behind by before its subscription is ended.
+const BUFFER: usize = 4096;
+/// The first and the longest wait before reading again after a failed read.
+const RETRY_MIN: Duration = Duration::from_millis(50);
+const RETRY_MAX: Duration = Duration::from_secs(2);
+/// How often the reader's lag is measured, and logged while there is any.
+const LAG_EVERY: Duration = Duration::from_secs(1);
+const LAG_LOG_EVERY: Duration = Duration::from_secs(10);
+
+/// This instance's view of the change feed.
 #[derive(Clone, Debug)]
 pub struct PaymentFeed {
-    local: broadcast::Sender<Payment>,
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    entries: broadcast::Sender<Arc<FeedEntry>>,
+    /// Wakes this instance's reader.
+    wake: Arc<Notify>,
+    /// Asks for a nudge to the other instances (PostgreSQL).
+    nudge_others: Arc<Notify>,
+    ready: AtomicBool,
     backend: Backend,
 }
 
 impl PaymentFeed {
-    /// A feed on `db`; on PostgreSQL it also listens for every instance's announcements.
-    pub async fn start(db: Db, listen_url: Option<&str>) -> Self {
-        let (local, _) = broadcast::channel(BUFFER);
-        if let (Backend::Postgres, Some(url)) = (db.backend(), listen_url) {
-            let forward = local.clone();
-            let url = url.to_string();
-            let db = db.clone();
-            tokio::spawn(async move {
-                let result = crate::persistence::listen(&url, CHANNEL, |payload| {
-                    match parse_announcement(payload) {
-                        Some(Announced::Whole(payment)) => {
-                            let _ = forward.send(*payment);
-                        }
-                        Some(Announced::Reread { id, account_id }) => {
-                            let (db, forward) = (db.clone(), forward.clone());
-                            tokio::spawn(async move {
-                                match payments::find_payment(&db, &account_id, &id).await {
-                                    Ok(Some(payment)) => {
-                                        let _ = forward.send(payment);
-                                    }
-                                    Ok(None) => {}
-                                    Err(err) => {
-                                        tracing::warn!(error = %err, "could not read a changed payment")
-                                    }
-                                }
-                            });
-                        }
-                        None => tracing::warn!("unreadable payment change"),
+    /// Starts reading from the log's current end. On PostgreSQL the reader opens its own
+    /// connection with `config`, and a listener for other instances' nudges is started.
+    pub async fn start(db: Db, config: &DbConfig, settings: FeedSettings) -> Result<Self, DbError> {
+        let backend = db.backend();
+        let reader_db = match backend {
+            Backend::Postgres => Db::connect_dedicated(config, READER_NAME).await?,
+            Backend::Sqlite => db.clone(),
+        };
+        let start = feed::head(&reader_db).await?;
+        let (entries, _) = broadcast::channel(BUFFER);
+        let shared = Arc::new(Shared {
+            entries,
+            wake: Arc::new(Notify::new()),
+            nudge_others: Arc::new(Notify::new()),
+            ready: AtomicBool::new(true),
+            backend,
+        });
+        let reader = Reader {
+            db: reader_db,
+            shared: Arc::downgrade(&shared),
+            wake: shared.wake.clone(),
+            settings,
+            at: start,
+        };
+        tokio::spawn(reader.run());
+        if backend == Backend::Postgres {
+            let channel = channel_name(config.schema.as_deref());
+            tokio::spawn(listen_for_nudges(
+                config.url.clone(),
+                channel.clone(),
+                Arc::downgrade(&shared),
+            ));
+            tokio::spawn(send_nudges(
+                db,
+                channel,
+                shared.nudge_others.clone(),
+                Arc::downgrade(&shared),
+                settings.nudge_interval,
+            ));
+        }
+        Ok(Self { shared })
+    }
+
+    /// Says that a change has committed: this instance's reader looks at once, and the other
+    /// instances' readers are nudged.
+    pub fn nudge(&self) {
+        self.shared.wake.notify_one();
+        if self.shared.backend == Backend::Postgres {
+            self.shared.nudge_others.notify_one();
+        }
+    }
+
+    /// Every change read from now on, in feed order.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<FeedEntry>> {
+        self.shared.entries.subscribe()
+    }
+
+    /// Whether the reader's last attempt to read the log succeeded.
+    pub fn is_ready(&self) -> bool {
+        self.shared.ready.load(Ordering::Relaxed)
+    }
+}
+
+/// The notification channel of one database (and schema): instances sharing it nudge each
+/// other there.
+fn channel_name(schema: Option<&str>) -> String {
+    match schema {
+        Some(schema) => format!("graphpay_feed_{schema}"),
+        None => "graphpay_feed".to_string(),
+    }
+}
+
+struct Reader {
+    db: Db,
+    shared: Weak<Shared>,
+    wake: Arc<Notify>,
+    settings: FeedSettings,
+    at: FeedPosition,
+}
+
+impl Reader {
+    /// Reads until the feed it serves is dropped.
+    async fn run(mut self) {
+        let mut interval = self.settings.poll_min;
+        let mut retry = RETRY_MIN;
+        let mut failing_since: Option<Instant> = None;
+        let mut lag = LagReport::default();
+        loop {
+            let Some(shared) = self.shared.upgrade() else {
+                return;
+            };
+            match feed::read_after(&self.db, self.at, self.settings.batch).await {
+                Ok(entries) => {
+                    shared.ready.store(true, Ordering::Relaxed);
+                    if let Some(since) = failing_since.take() {
+                        tracing::info!(
+                            unavailable_ms = since.elapsed().as_millis() as u64,
+                            "reading the change feed again"
+                        );
                     }
-                })
-                .await;
-                if let Err(err) = result {
-                    tracing::error!(error = %err, "stopped listening for payment changes");
+                    retry = RETRY_MIN;
+                    let read = entries.len();
+                    for entry in entries {
+                        self.at = entry.at;
+                        lag.read(entry.at.position);
+                        let _ = shared.entries.send(Arc::new(entry));
+                    }
+                    lag.maybe_measure(&self.db).await;
+                    if read == self.settings.batch as usize {
+                        continue;
+                    }
+                    interval = if read > 0 {
+                        self.settings.poll_min
+                    } else {
+                        (interval * 2).min(self.settings.poll_max)
+                    };
                 }
-            });
-        }
-        Self {
-            local,
-            backend: db.backend(),
+                Err(err) => {
+                    shared.ready.store(false, Ordering::Relaxed);
+                    if failing_since.is_none() {
+                        failing_since = Some(Instant::now());
+                        tracing::warn!(error = %err, "cannot read the change feed; retrying");
+                    }
+                    drop(shared);
+                    tokio::time::sleep(jittered(retry)).await;
+                    retry = (retry * 2).min(RETRY_MAX);
+                    continue;
+                }
+            }
+            drop(shared);
+            tokio::select! {
+                _ = self.wake.notified() => interval = self.settings.poll_min,
+                _ = tokio::time::sleep(interval) => {}
+            }
         }
     }
+}
 
-    /// Announces a payment as it now stands, once its change has committed. On PostgreSQL
-    /// the writing transaction has announced it already, and the listener forwards it.
-    pub fn publish(&self, payment: &Payment) {
-        if self.backend == Backend::Sqlite {
-            let _ = self.local.send(payment.clone());
-        }
+/// The reader's lag: the newest position in the log minus the newest it has read.
+#[derive(Default)]
+struct LagReport {
+    read: i64,
+    measured: Option<Instant>,
+    logged: Option<Instant>,
+}
+
+impl LagReport {
+    fn read(&mut self, position: i64) {
+        self.read = self.read.max(position);
     }
 
-    pub fn subscribe(&self) -> broadcast::Receiver<Payment> {
-        self.local.subscribe()
+    async fn maybe_measure(&mut self, db: &Db) {
+        if self.measured.is_some_and(|at| at.elapsed() < LAG_EVERY) {
+            return;
+        }
+        self.measured = Some(Instant::now());
+        let Ok(newest) = feed::newest_position(db).await else {
+            return;
+        };
+        if self.read == 0 {
+            // Nothing read yet: the reader started at the log's end.
+            self.read = newest;
+        }
+        let lag = (newest - self.read).max(0);
+        metrics::gauge!("graphpay_feed_lag_events").set(lag as f64);
+        if lag > 0 && self.logged.is_none_or(|at| at.elapsed() >= LAG_LOG_EVERY) {
+            self.logged = Some(Instant::now());
+            tracing::info!(lag, newest, read = self.read, "change feed lag");
+        }
+    }
+}
+
+/// `base` with up to half of it added at random, so instances do not retry in step.
+fn jittered(base: Duration) -> Duration {
+    let extra = rand::random_range(0..=base.as_millis() as u64 / 2);
+    base + Duration::from_millis(extra)
+}
+
+/// Wakes this instance's reader whenever another instance nudges, reconnecting with backoff.
+async fn listen_for_nudges(url: String, channel: String, shared: Weak<Shared>) {
+    let mut retry = RETRY_MIN;
+    loop {
+        let Some(wake) = shared.upgrade().map(|s| s.wake.clone()) else {
+            return;
+        };
+        let alive = shared.clone();
+        let result = persistence::listen(&url, LISTENER_NAME, &channel, move || {
+            wake.notify_one();
+        });
+        // Stop listening once the feed is gone.
+        let stopped = async move {
+            while alive.strong_count() > 0 {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        };
+        tokio::select! {
+            result = result => {
+                if let Err(err) = result {
+                    tracing::debug!(error = %err, "not listening for change nudges; retrying");
+                }
+            }
+            _ = stopped => return,
+        }
+        tokio::time::sleep(jittered(retry)).await;
+        retry = (retry * 2).min(RETRY_MAX);
+    }
+}
+
+/// Sends the nudges this instance's changes ask for, at most one per `interval`.
+async fn send_nudges(
+    db: Db,
+    channel: String,
+    asked: Arc<Notify>,
+    shared: Weak<Shared>,
+    interval: Duration,
+) {
+    loop {
+        tokio::select! {
+            _ = asked.notified() => {}
+            _ = tokio::time::sleep(Duration::from_secs(1)) => {
+                if shared.strong_count() == 0 {
+                    return;
+                }
+                continue;
+            }
+        }
+        if let Err(err) = feed::nudge(&db, &channel).await {
+            tracing::debug!(error = %err, "could not nudge the other instances");
+        }
+        tokio::time::sleep(interval).await;
     }
 }

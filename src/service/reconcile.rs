@@ -124,8 +124,8 @@ impl PaymentService {
             payment_writes::transition(self.db(), payment, to, reason, changes, KeyAction::None)
                 .await?;
         match done {
-            Written::Done(updated) => {
-                self.changed(&updated);
+            Written::Done(_) => {
+                self.changed();
                 Ok(true)
             }
             Written::Stale => Ok(false),

@@ -142,7 +142,7 @@ impl PaymentService {
             .await?
             {
                 Written::Done((refunding, refund)) => {
-                    self.changed(&refunding);
+                    self.changed();
                     return self.send_refund(refunding, refund, key_ref).await;
                 }
                 Written::Stale => continue,
@@ -262,7 +262,7 @@ impl PaymentService {
             .await?;
             match settled {
                 Written::Done(both) => {
-                    self.changed(&both.0);
+                    self.changed();
                     return Ok(both);
                 }
                 Written::Stale => {
@@ -306,7 +306,7 @@ impl PaymentService {
             )
             .await?;
             if let Written::Done(payment) = changed {
-                self.changed(&payment);
+                self.changed();
                 return Ok(PaymentResult::made(payment));
             }
         }

@@ -77,8 +77,8 @@ pub async fn receive(
     };
     for _ in 0..MAX_STALE_RETRIES {
         if let Written::Done(outcome) = webhook_writes::apply(db, &incoming).await? {
-            if let EventOutcome::Applied(payment) = &outcome {
-                feed.publish(payment);
+            if let EventOutcome::Applied(_) = &outcome {
+                feed.nudge();
             }
             log_handled(&event.id, &event.kind, &outcome);
             return Ok(Received::Handled(outcome));

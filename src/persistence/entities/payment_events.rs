@@ -13,6 +13,9 @@ pub struct Model {
     pub to_status: String,
     pub reason: Option<String>,
     pub created_at: i64,
+    /// The payment as this change left it (its row as JSON); absent on events older than
+    /// the change feed.
+    pub snapshot: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -4,10 +4,9 @@
 
 use sea_orm::{ConnectionTrait, DatabaseTransaction, DbBackend, Statement, Value};
 
-use super::super::announcements::{CHANGES_CHANNEL, announcement};
 use super::super::idempotency_keys::{self, KeyRef, StoredOutcome, complete_key};
 use super::super::payments::{self as stored, CREATED_REASON, NewPayment};
-use super::super::{Backend, Db, DbError};
+use super::super::{Backend, Db, DbError, rows};
 use crate::domain::idempotency::KeyState;
 use crate::domain::payment::Payment;
 
@@ -91,7 +90,7 @@ pub async fn claim_and_create(
 }
 
 /// [`claim_and_create`] on PostgreSQL. Each part reads the rows the one before it returned,
-/// so nothing is written unless the claim is; `NOTIFY` announces the payment at commit.
+/// so nothing is written unless the claim is.
 const CLAIM_AND_CREATE: &str = "\
 WITH claim AS (
     INSERT INTO idempotency_keys (account_id, key, operation, request_hash, state, locked_at,
@@ -108,10 +107,10 @@ WITH claim AS (
     RETURNING id
 ), event AS (
     INSERT INTO payment_events (id, payment_id, account_id, from_status, to_status, reason,
-        created_at)
-    SELECT $16, id, $1, NULL, $12, $17, $9 FROM payment
+        created_at, snapshot)
+    SELECT $16, id, $1, NULL, $12, $17, $9, $18 FROM payment
 )
-SELECT pg_notify($18, $19) FROM payment";
+SELECT 1 FROM payment";
 
 async fn claim_and_create_in_one_statement(
     db: &Db,
@@ -148,8 +147,7 @@ async fn claim_and_create_in_one_statement(
         payment.processor_key.clone().into(),
         event.id.into(),
         CREATED_REASON.into(),
-        CHANGES_CHANNEL.into(),
-        announcement(&payment).into(),
+        rows::snapshot(&payment).into(),
     ];
     let statement = Statement::from_sql_and_values(DbBackend::Postgres, CLAIM_AND_CREATE, values);
     let inserted = db.conn().execute_raw(statement).await?.rows_affected() == 1;

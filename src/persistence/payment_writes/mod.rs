@@ -1,6 +1,6 @@
 //! Writing payments and refunds, by subject: creates for idempotency keys, status
 //! transitions, and refunds. Every change is version-checked where it can race, records an
-//! event, and is announced (see `announcements`) by the transaction that makes it.
+//! event carrying the payment as the change left it, which the change feed (`feed`) reads.
 
 mod creates;
 mod refunds;

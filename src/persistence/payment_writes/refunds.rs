@@ -81,7 +81,23 @@ pub(crate) async fn settle_refund_in(
     processor_ref: Option<String>,
 ) -> Result<Written<(Payment, Refund)>, DbError> {
     let refund_to = plan.refund_to;
-    let now = Timestamp::now();
+    let reason = if refund_to == RefundStatus::Succeeded {
+        "refund succeeded"
+    } else {
+        "refund failed"
+    };
+    let changes = Changes {
+        amount_refunded: Some(plan.amount_refunded),
+        ..Changes::default()
+    };
+    // The payment first: the change feed orders events by the transaction id, which a
+    // transaction takes at its first write (see `feed`).
+    let Written::Done(payment) =
+        transition_in(txn, payment, plan.payment_to, reason, &changes).await?
+    else {
+        return Ok(Written::Stale);
+    };
+    let now = payment.updated_at;
     let updated = refunds::Entity::update_many()
         .col_expr(refunds::Column::Status, Expr::value(refund_to.as_str()))
         .col_expr(
@@ -104,20 +120,6 @@ pub(crate) async fn settle_refund_in(
     if updated.rows_affected != 1 {
         return Ok(Written::Stale);
     }
-    let reason = if refund_to == RefundStatus::Succeeded {
-        "refund succeeded"
-    } else {
-        "refund failed"
-    };
-    let changes = Changes {
-        amount_refunded: Some(plan.amount_refunded),
-        ..Changes::default()
-    };
-    let Written::Done(payment) =
-        transition_in(txn, payment, plan.payment_to, reason, &changes).await?
-    else {
-        return Ok(Written::Stale);
-    };
     let mut settled = refund.clone();
     settled.status = refund_to;
     settled.failure_code = failure_code;

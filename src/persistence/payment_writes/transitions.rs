@@ -1,6 +1,12 @@
 //! Payment transitions: a version-checked update (optimistic lock), the event that records
-//! it, what it does to the request's idempotency key, and its announcement, all committed
-//! together. The PostgreSQL one-statement form stands beside the portable one.
+//! it (with the payment as it left it, for the change feed), and what it does to the
+//! request's idempotency key, all committed together. The PostgreSQL one-statement form
+//! stands beside the portable one.
+//!
+//! The payment's row is the first row a transition's transaction writes: the change feed
+//! orders events by the writing transaction's id, which PostgreSQL assigns at a
+//! transaction's first write, so two changes of one payment are read in the order they
+//! committed (see `feed`).
 
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
@@ -8,7 +14,6 @@ use sea_orm::{
     QueryFilter, Statement, Value,
 };
 
-use super::super::announcements::{CHANGES_CHANNEL, announce_in, announcement};
 use super::super::entities::payments;
 use super::super::idempotency_keys::{self, KeyRef, StoredOutcome, complete_key};
 use super::super::{Backend, Db, DbError, rows};
@@ -56,7 +61,7 @@ async fn insert_event(
         reason: Some(reason.to_string()),
         created_at: at,
     };
-    rows::event_row(&event).insert(conn).await?;
+    rows::event_row(&event, payment).insert(conn).await?;
     Ok(())
 }
 
@@ -139,8 +144,8 @@ fn moved(payment: &Payment, to: PaymentStatus, changes: &Changes, now: Timestamp
     updated
 }
 
-/// [`transition`] on PostgreSQL: the version-checked update, the event, the key's link or
-/// completion and the announcement in one statement. Every part after the update reads the
+/// [`transition`] on PostgreSQL: the version-checked update, the event and the key's link or
+/// completion in one statement. Every part after the update reads the
 /// row it returned, so a stale version writes nothing. The columns a transition may change are
 /// all set to their values after it, which the version check makes equal to the stored ones
 /// wherever `changes` leaves them alone.
@@ -167,8 +172,7 @@ async fn transition_in_one_statement(
         payment.account_id.clone().into(),
         payment.status.as_str().into(),
         reason.into(),
-        CHANGES_CHANNEL.into(),
-        announcement(&updated).into(),
+        rows::snapshot(&updated).into(),
     ];
     let started = KeyState::Started.as_str();
     let key_part = match key {
@@ -177,7 +181,7 @@ async fn transition_in_one_statement(
             values.extend([k.account_id.into(), k.key.into()]);
             format!(
                 ", linked AS (UPDATE idempotency_keys SET payment_id = $1 \
-                 WHERE account_id = $15 AND key = $16 AND state = '{started}' \
+                 WHERE account_id = $14 AND key = $15 AND state = '{started}' \
                  AND EXISTS (SELECT 1 FROM updated))"
             )
         }
@@ -193,9 +197,9 @@ async fn transition_in_one_statement(
                 KeyState::Done.as_str().into(),
             ]);
             format!(
-                ", completed AS (UPDATE idempotency_keys SET state = $18, payment_id = $1, \
-                 outcome = $17, locked_at = NULL, updated_at = $4 \
-                 WHERE account_id = $15 AND key = $16 AND state = '{started}' \
+                ", completed AS (UPDATE idempotency_keys SET state = $17, payment_id = $1, \
+                 outcome = $16, locked_at = NULL, updated_at = $4 \
+                 WHERE account_id = $14 AND key = $15 AND state = '{started}' \
                  AND EXISTS (SELECT 1 FROM updated))"
             )
         }
@@ -205,8 +209,9 @@ async fn transition_in_one_statement(
          updated_at = $4, failure_code = $5, failure_message = $6, processor_ref = $7, \
          amount_refunded = $8 WHERE id = $1 AND version = $2 RETURNING id), \
          event AS (INSERT INTO payment_events (id, payment_id, account_id, from_status, \
-         to_status, reason, created_at) SELECT $9, id, $10, $11, $3, $12, $4 FROM updated)\
-         {key_part} SELECT pg_notify($13, $14) FROM updated"
+         to_status, reason, created_at, snapshot) \
+         SELECT $9, id, $10, $11, $3, $12, $4, $13 FROM updated)\
+         {key_part} SELECT 1 FROM updated"
     );
     let statement = Statement::from_sql_and_values(DbBackend::Postgres, sql, values);
     if db.conn().execute_raw(statement).await?.rows_affected() == 1 {
@@ -257,6 +262,5 @@ pub(crate) async fn transition_in(
     }
     let updated = moved(payment, to, changes, now);
     insert_event(txn, &updated, payment.status, reason, now).await?;
-    announce_in(txn, &updated).await?;
     Ok(Written::Done(updated))
 }

@@ -52,14 +52,14 @@ impl PaymentService {
         }
     }
 
-    /// Where changes to payments are announced (for subscriptions).
+    /// The change feed (for subscriptions).
     pub fn feed(&self) -> &PaymentFeed {
         &self.feed
     }
 
-    /// Announces a change that has been committed.
-    pub(crate) fn changed(&self, payment: &Payment) {
-        self.feed.publish(payment);
+    /// Says that a change has committed, so the change feed's readers look at once.
+    pub(crate) fn changed(&self) {
+        self.feed.nudge();
     }
 
     pub fn settings(&self) -> &IdempotencySettings {
@@ -109,7 +109,7 @@ impl PaymentService {
             payment_writes::claim_and_create(&self.db, claim, &new, !input.confirm).await?
         {
             crate::metrics::record_payment_created();
-            self.changed(&created);
+            self.changed();
             if !input.confirm {
                 return Ok(PaymentResult::made(created));
             }
@@ -141,7 +141,7 @@ impl PaymentService {
                 let created =
                     payment_writes::create_for_key(&self.db, new, key_ref, !input.confirm).await?;
                 crate::metrics::record_payment_created();
-                self.changed(&created);
+                self.changed();
                 created
             }
         };
@@ -212,7 +212,7 @@ impl PaymentService {
             .await?
             {
                 Written::Done(processing) => {
-                    self.changed(&processing);
+                    self.changed();
                     return self.charge(processing, key_ref).await;
                 }
                 Written::Stale => payment = self.reload(account_id, payment_id).await?,
@@ -323,7 +323,7 @@ impl PaymentService {
             .await?
             {
                 Written::Done(settled) => {
-                    self.changed(&settled);
+                    self.changed();
                     return Ok(PaymentResult::made(settled));
                 }
                 Written::Stale => payment = self.reload(key.account_id, &payment.id).await?,
