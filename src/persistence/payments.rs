@@ -168,6 +168,34 @@ pub async fn insert(db: &Db, new: NewPayment) -> Result<Payment, DbError> {
     Ok(payment)
 }
 
+/// A payment stored by a transaction that is still open: its change is not committed until
+/// [`HeldInsert::commit`].
+///
+/// Exists for the tests and benchmarks (feature `test-support`).
+#[cfg(feature = "test-support")]
+pub struct HeldInsert {
+    txn: DatabaseTransaction,
+    pub payment: Payment,
+}
+
+#[cfg(feature = "test-support")]
+impl HeldInsert {
+    pub async fn commit(self) -> Result<(), DbError> {
+        Ok(self.txn.commit().await?)
+    }
+}
+
+/// Stores a new payment and its creation event in a transaction left open (for tests of
+/// changes that commit late).
+///
+/// Exists for the tests and benchmarks (feature `test-support`).
+#[cfg(feature = "test-support")]
+pub async fn insert_held(db: &Db, new: NewPayment) -> Result<HeldInsert, DbError> {
+    let txn = db.begin_write().await?;
+    let payment = insert_in(&txn, &new).await?;
+    Ok(HeldInsert { txn, payment })
+}
+
 /// Deletes a payment with its refunds and events.
 ///
 /// Exists for the tests and benchmarks (feature `test-support`).

@@ -7,14 +7,14 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use graphpay::config::Config;
-use graphpay::persistence::{Db, DbConfig, accounts};
+use graphpay::persistence::{DbConfig, accounts};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use crate::helpers::{Backend, Socket, TestApp, first_error_code};
+use crate::helpers::{Backend, OwnDatabase, Socket, TestApp, first_error_code};
 
 /// How long a test waits for the gateway to do what it must; far above the deadlines the
 /// tests configure (about a second), so a loaded machine does not fail them.
@@ -368,87 +368,6 @@ impl Drop for Forwarder {
         if let Some(running) = self.running.take() {
             running.abort();
         }
-    }
-}
-
-/// A PostgreSQL database made for one test, dropped (with its connections) when it ends.
-struct OwnDatabase {
-    admin: Db,
-    admin_url: String,
-    name: String,
-}
-
-fn admin_config(url: String) -> DbConfig {
-    DbConfig {
-        url,
-        schema: None,
-        max_connections: 1,
-        busy_timeout: Duration::from_secs(5),
-        acquire_timeout: Duration::from_secs(10),
-    }
-}
-
-impl OwnDatabase {
-    async fn create(server_url: &str) -> Self {
-        let admin_url = format!("{server_url}/postgres");
-        let admin = Db::connect(&admin_config(admin_url.clone()))
-            .await
-            .expect("the postgres database");
-        let name = format!(
-            "gpt_down_{}",
-            ulid::Ulid::generate().to_string().to_lowercase()
-        );
-        admin
-            .execute_unprepared(&format!("CREATE DATABASE {name}"))
-            .await
-            .unwrap();
-        OwnDatabase {
-            admin,
-            admin_url,
-            name,
-        }
-    }
-
-    async fn refuse_connections(&self) {
-        let name = &self.name;
-        let sql = [
-            format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS false"),
-            format!(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
-            ),
-        ];
-        for statement in sql {
-            self.admin.execute_unprepared(&statement).await.unwrap();
-        }
-    }
-
-    async fn allow_connections(&self) {
-        let sql = format!("ALTER DATABASE {} WITH ALLOW_CONNECTIONS true", self.name);
-        self.admin.execute_unprepared(&sql).await.unwrap();
-    }
-}
-
-impl Drop for OwnDatabase {
-    fn drop(&mut self) {
-        let (url, sql) = (
-            self.admin_url.clone(),
-            format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name),
-        );
-        // Dropping runs inside the test's runtime; clean up from a thread of our own.
-        let _ = std::thread::spawn(move || {
-            if let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            {
-                rt.block_on(async {
-                    if let Ok(admin) = Db::connect(&admin_config(url)).await {
-                        let _ = admin.execute_unprepared(&sql).await;
-                        let _ = admin.close().await;
-                    }
-                });
-            }
-        })
-        .join();
     }
 }
 

@@ -7,6 +7,7 @@ mod auth;
 mod cli;
 mod connections;
 mod errors;
+mod feed;
 mod health;
 mod hostile;
 mod lifecycle;

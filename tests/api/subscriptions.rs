@@ -1,61 +1,18 @@
 //! `paymentUpdated` over `graphql-transport-ws` at `/graphql/ws`.
 
-use std::time::Duration;
-
-use futures_util::SinkExt;
-use serde_json::{Value, json};
-use tokio_tungstenite::tungstenite::Message;
+use serde_json::json;
 
 use crate::helpers::{
-    Backend, CANCEL, Socket, TestApp, connect, create, input, next_message, on_both_backends_fn,
-    subscribe_as,
+    Backend, CANCEL, TestApp, connect, create, input, next_update, on_both_backends_fn,
+    subscribe_synced,
 };
-
-/// Subscribes (as subscription "1"), then makes sure the server is listening before the test
-/// goes on: a second subscription to every payment must hear a probe change, which the
-/// server can only deliver once it has taken both subscriptions in.
-async fn subscribe(app: &TestApp, key: &str, socket: &mut Socket, id: Option<&str>) {
-    subscribe_as(socket, "1", id).await;
-    subscribe_as(socket, "sync", None).await;
-    for attempt in 0..50 {
-        let probe = json!({"amount": 1, "currency": "USD", "source": "tok_visa", "confirm": false});
-        create(app, key, &format!("probe-{attempt}"), probe).await;
-        // Subscription "1" may hear the probe too; only "sync" hearing it settles the matter.
-        while let Ok(Some(message)) =
-            tokio::time::timeout(Duration::from_millis(200), next_message(socket)).await
-        {
-            if message["id"] == "sync" {
-                let stop = json!({"id": "sync", "type": "complete"});
-                socket.send(Message::text(stop.to_string())).await.unwrap();
-                return;
-            }
-        }
-    }
-    panic!("the subscription never started");
-}
-
-/// The next `paymentUpdated` payload of subscription "1", skipping the probes' leftovers.
-async fn next_update(socket: &mut Socket) -> Value {
-    loop {
-        let message = next_message(socket).await.expect("an update");
-        if message["id"] == "sync" {
-            continue;
-        }
-        assert_eq!(message["type"], "next", "{message}");
-        let update = message["payload"]["data"]["paymentUpdated"].clone();
-        if update["amount"] == 1 {
-            continue;
-        }
-        return update;
-    }
-}
 
 async fn a_subscriber_sees_its_own_payments_change(backend: Backend) {
     let app = TestApp::spawn(backend).await;
     let (_, key) = app.account("Alice").await;
     let (_, other) = app.account("Bob").await;
     let mut socket = connect(&app, &key).await.unwrap();
-    subscribe(&app, &key, &mut socket, None).await;
+    subscribe_synced(&app, &key, &mut socket, None).await;
 
     create(&app, &other, "bob", input(100, "tok_visa")).await;
     let mine = create(&app, &key, "alice", input(4200, "tok_visa")).await;
@@ -79,7 +36,7 @@ async fn a_subscription_to_one_payment_sees_only_that_one(backend: Backend) {
     let pending = create(&app, &key, "p", serde_json::json!({"amount": 100, "currency": "USD", "source": "tok_visa", "confirm": false})).await;
     let id = pending["payment"]["id"].as_str().unwrap().to_string();
     let mut socket = connect(&app, &key).await.unwrap();
-    subscribe(&app, &key, &mut socket, Some(&id)).await;
+    subscribe_synced(&app, &key, &mut socket, Some(&id)).await;
     create(&app, &key, "other", input(100, "tok_visa")).await;
     app.query(&key, CANCEL, json!({"id": id})).await;
     assert_eq!(
@@ -105,7 +62,7 @@ async fn subscribers_on_one_instance_hear_changes_made_on_another_postgres() {
     let other = app.another_instance().await;
     let (_, key) = app.account("Alice").await;
     let mut socket = connect(&other, &key).await.unwrap();
-    subscribe(&other, &key, &mut socket, None).await;
+    subscribe_synced(&other, &key, &mut socket, None).await;
     let made = create(&app, &key, "x", input(100, "tok_chargeDeclined")).await;
     let id = made["payment"]["id"].as_str().unwrap();
     assert_eq!(next_update(&mut socket).await["status"], "PROCESSING");
@@ -121,7 +78,7 @@ async fn a_change_too_long_to_announce_whole_still_arrives(backend: Backend) {
     let app = TestApp::quiet(backend).await;
     let (_, key) = app.account("Alice").await;
     let mut socket = connect(&app, &key).await.unwrap();
-    subscribe(&app, &key, &mut socket, None).await;
+    subscribe_synced(&app, &key, &mut socket, None).await;
     let made = create(&app, &key, "async", input(700, "tok_async")).await;
     let id = made["payment"]["id"].as_str().unwrap();
     assert_eq!(next_update(&mut socket).await["status"], "PROCESSING");

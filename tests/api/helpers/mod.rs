@@ -4,6 +4,7 @@
 
 mod app;
 mod consistency;
+mod own_database;
 mod pages;
 mod payments;
 mod process;
@@ -13,6 +14,7 @@ mod ws;
 
 pub use app::{TestApp, post_on_new_connection, postgres_url};
 pub use consistency::assert_consistent;
+pub use own_database::OwnDatabase;
 pub use pages::{Listing, PAGE, Row, insert_rows, page, walk_both_ways};
 pub use payments::{
     CANCEL, CONFIRM, CREATE, REFUND, charges, create, create_while_unavailable, created_id, input,
@@ -23,7 +25,9 @@ pub use responses::{
     cost, create_payload, error_extension, first_error_code, first_error_message, refund_payload,
 };
 pub use webhooks::{charge_event, refund_event};
-pub use ws::{Socket, connect, next_message, subscribe_as};
+pub use ws::{
+    Socket, connect, connect_to, next_message, next_update, subscribe_as, subscribe_synced,
+};
 
 /// The database a test's gateway runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

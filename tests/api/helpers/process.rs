@@ -38,6 +38,16 @@ impl GatewayProcess {
     /// Starts `graphpay serve` on a free port with a fresh database, with `env` set on top of
     /// the defaults; returns once the gateway has printed its address and the demo key.
     pub fn start(env: &[(&str, &str)]) -> Self {
+        Self::launch(env, true)
+    }
+
+    /// Starts `graphpay serve` like [`GatewayProcess::start`] on a database that `env` names
+    /// and that already has accounts (so no demo key is printed): another instance.
+    pub fn start_on_shared_database(env: &[(&str, &str)]) -> Self {
+        Self::launch(env, false)
+    }
+
+    fn launch(env: &[(&str, &str)], expect_key: bool) -> Self {
         use std::io::{BufRead, BufReader, Read};
         use std::process::{Command, Stdio};
 
@@ -87,7 +97,7 @@ impl GatewayProcess {
 
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
         let (mut address, mut key, mut metrics_address) = (None, None, None);
-        while address.is_none() || key.is_none() {
+        while address.is_none() || (expect_key && key.is_none()) {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             let Ok(line) = lines.recv_timeout(left) else {
                 let _ = child.kill();

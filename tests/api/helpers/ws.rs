@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use super::TestApp;
+use super::{TestApp, create};
 
 /// A client's end of a `/graphql/ws` connection.
 pub type Socket =
@@ -16,7 +16,12 @@ pub type Socket =
 /// Opens `/graphql/ws` with `graphql-transport-ws` and authenticates with `key`; `Err` unless
 /// the server acknowledges.
 pub async fn connect(app: &TestApp, key: &str) -> Result<Socket, String> {
-    let url = format!("{}/graphql/ws", app.address.replace("http://", "ws://"));
+    connect_to(&app.address, key).await
+}
+
+/// [`connect`] to the gateway at `address` (`http://host:port`).
+pub async fn connect_to(address: &str, key: &str) -> Result<Socket, String> {
+    let url = format!("{}/graphql/ws", address.replace("http://", "ws://"));
     let mut request = url.into_client_request().unwrap();
     request.headers_mut().insert(
         "sec-websocket-protocol",
@@ -58,4 +63,43 @@ pub async fn subscribe_as(socket: &mut Socket, subscription: &str, id: Option<&s
         .send(Message::text(message.to_string()))
         .await
         .unwrap();
+}
+
+/// Subscribes (as subscription "1"), then makes sure the server is listening before the test
+/// goes on: a second subscription to every payment must hear a probe change, which the
+/// server can only deliver once it has taken both subscriptions in.
+pub async fn subscribe_synced(app: &TestApp, key: &str, socket: &mut Socket, id: Option<&str>) {
+    subscribe_as(socket, "1", id).await;
+    subscribe_as(socket, "sync", None).await;
+    for attempt in 0..50 {
+        let probe = json!({"amount": 1, "currency": "USD", "source": "tok_visa", "confirm": false});
+        create(app, key, &format!("probe-{attempt}"), probe).await;
+        // Subscription "1" may hear the probe too; only "sync" hearing it settles the matter.
+        while let Ok(Some(message)) =
+            tokio::time::timeout(Duration::from_millis(200), next_message(socket)).await
+        {
+            if message["id"] == "sync" {
+                let stop = json!({"id": "sync", "type": "complete"});
+                socket.send(Message::text(stop.to_string())).await.unwrap();
+                return;
+            }
+        }
+    }
+    panic!("the subscription never started");
+}
+
+/// The next `paymentUpdated` payload of subscription "1", skipping the probes' leftovers.
+pub async fn next_update(socket: &mut Socket) -> Value {
+    loop {
+        let message = next_message(socket).await.expect("an update");
+        if message["id"] == "sync" {
+            continue;
+        }
+        assert_eq!(message["type"], "next", "{message}");
+        let update = message["payload"]["data"]["paymentUpdated"].clone();
+        if update["amount"] == 1 {
+            continue;
+        }
+        return update;
+    }
 }
