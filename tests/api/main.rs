@@ -5,6 +5,7 @@ mod helpers;
 
 mod auth;
 mod cli;
+mod cluster_selftest;
 mod connections;
 mod errors;
 mod feed;

@@ -3,6 +3,7 @@
 //! that more than one test file uses. Test files import all of it from here.
 
 mod app;
+mod cluster;
 mod consistency;
 mod own_database;
 mod pages;
@@ -13,6 +14,7 @@ mod webhooks;
 mod ws;
 
 pub use app::{TestApp, post_on_new_connection, postgres_url};
+pub use cluster::OwnCluster;
 pub use consistency::assert_consistent;
 pub use own_database::OwnDatabase;
 pub use pages::{Listing, PAGE, Row, insert_rows, page, walk_both_ways};
