@@ -14,8 +14,8 @@ use graphpay::service::feed::READER_NAME;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    Backend, GatewayProcess, OwnDatabase, Socket, TestApp, connect, created_id, next_update,
-    postgres_url, subscribe_synced,
+    Backend, GatewayProcess, OwnCluster, OwnDatabase, Socket, TestApp, connect, created_id,
+    next_update, postgres_url, subscribe_synced,
 };
 
 /// A payment that stays PENDING: one change each.
@@ -216,4 +216,73 @@ async fn a_change_made_through_one_gateway_process_reaches_a_subscriber_of_anoth
         );
     }
     assert_eq!(next_ids(&mut socket, 3).await, made);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(pg_tests),
+    ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run"
+)]
+async fn subscribers_hear_every_change_across_a_restart_of_postgresql_postgres() {
+    let cluster = OwnCluster::start().await;
+    let url = cluster.url();
+    let app = TestApp::spawn_with(Backend::Postgres, |c| {
+        c.database = DbConfig {
+            url,
+            schema: None,
+            max_connections: 4,
+            busy_timeout: Duration::from_secs(5),
+            acquire_timeout: Duration::from_secs(1),
+        };
+    })
+    .await;
+    let key = accounts::create(&app.server_db, "Alice")
+        .await
+        .unwrap()
+        .api_key;
+    let mut socket = connect(&app, &key).await.unwrap();
+    subscribe_synced(&app, &key, &mut socket, None).await;
+
+    // Changes just before a restart (read before it or after it), and changes after it.
+    let mut made = Vec::new();
+    for n in 0..2 {
+        made.push(created_id(&app, &key, &format!("before-{n}"), pending(100 + n)).await);
+    }
+    cluster.stop().await;
+    until_readiness(&app, 503).await;
+    cluster.start_again().await;
+    for n in 0..2 {
+        let idem = format!("after-{n}");
+        made.push(create_once_reachable(&app, &key, &idem, pending(200 + n)).await);
+    }
+    assert_eq!(
+        next_ids(&mut socket, 4).await,
+        made,
+        "every change, once, in order"
+    );
+    until_readiness(&app, 200).await;
+
+    // A fast restart while idle: the feed comes back by itself.
+    cluster.restart().await;
+    let last = create_once_reachable(&app, &key, "last", pending(300)).await;
+    assert_eq!(next_ids(&mut socket, 1).await, vec![last]);
+}
+
+/// Creates a payment, retrying with the same idempotency key while the gateway's pool is
+/// still reconnecting to a database that has just come back.
+async fn create_once_reachable(app: &TestApp, key: &str, idem: &str, input: Value) -> String {
+    for _ in 0..100 {
+        let (_, body) = app
+            .post(
+                Some(key),
+                crate::helpers::CREATE,
+                json!({"input": input, "key": idem}),
+            )
+            .await;
+        if let Some(id) = body["data"]["createPayment"]["payment"]["id"].as_str() {
+            return id.to_string();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the gateway never created the payment after the database came back");
 }
