@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod delivery;
 pub mod domain;
 pub mod error;
 pub mod graphql;
