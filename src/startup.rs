@@ -11,6 +11,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::config::Config;
+use crate::delivery::worker::Deliveries;
 use crate::domain::cursor::CursorCodec;
 use crate::domain::time::Timestamp;
 use crate::graphql::{self, Guards, SubscriptionSlots};
@@ -26,6 +27,7 @@ use crate::service::idempotency::IdempotencySettings;
 use crate::service::payments::PaymentService;
 use crate::service::reconcile::ReconcileSettings;
 use crate::service::throttle::Throttle;
+use crate::service::webhook_endpoints::WebhookEndpoints;
 
 /// The setting that holds the key cursors are signed with: made on first start, shared by
 /// every instance on the database, so cursors survive restarts and cross instances.
@@ -63,6 +65,7 @@ pub struct Application {
     /// Set when this start created the demo account: its id and API key.
     pub demo: Option<(String, String)>,
     housekeeper: Housekeeper,
+    deliveries: Deliveries,
 }
 
 /// Where the gateway itself can be reached from this machine (for the built-in sandbox's
@@ -125,6 +128,8 @@ impl Application {
             }
         };
         let feed = PaymentFeed::start(db.clone(), &config.database, config.feed).await?;
+        let deliveries = Deliveries::new(db.clone(), feed.clone(), config.deliveries)
+            .map_err(StartupError::Processor)?;
         let payments = PaymentService::new(
             db.clone(),
             Retrying::new(processor, config.processor_limits),
@@ -142,6 +147,7 @@ impl Application {
                 db.clone(),
                 CursorCodec::new(cursor_secret.as_bytes()),
                 payments.clone(),
+                WebhookEndpoints::new(db.clone(), config.deliveries.policy),
                 guards,
             ),
             playground: Arc::new(PlaygroundPage::new(
@@ -160,6 +166,7 @@ impl Application {
             connections: config.connections,
             db,
             demo,
+            deliveries,
             housekeeper: Housekeeper {
                 interval: config.sweep_interval,
                 idempotency: config.idempotency,
@@ -196,10 +203,12 @@ impl Application {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), StartupError> {
         let (stop, stopped) = watch::channel(false);
-        let housekeeper = tokio::spawn(self.housekeeper.run(self.db.clone(), stopped));
+        let housekeeper = tokio::spawn(self.housekeeper.run(self.db.clone(), stopped.clone()));
+        let deliveries = tokio::spawn(self.deliveries.run(stopped));
         http::serve(self.listener, self.router, self.connections, shutdown).await;
         let _ = stop.send(true);
         let _ = housekeeper.await;
+        let _ = deliveries.await;
         if let Err(err) = self.db.close().await {
             tracing::warn!(error = %err, "closing the database pool failed");
         }

@@ -7,6 +7,9 @@ use std::time::Duration;
 use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Args};
 
+use crate::delivery::address::AddressPolicy;
+use crate::delivery::schedule::RetrySchedule;
+use crate::delivery::worker::DeliverySettings;
 use crate::graphql::limits::QueryLimits;
 use crate::graphql::limits::lexical::TextLimits;
 use crate::graphql::limits::shape::ShapeLimits;
@@ -265,6 +268,39 @@ pub struct ServeArgs {
     /// Seconds after which a PROCESSING payment is looked up at the processor and resolved.
     #[arg(long, env = "GRAPHPAY_PROCESSING_DEADLINE_SECS", default_value_t = 600)]
     pub processing_deadline_secs: u64,
+
+    /// Let merchant webhook endpoints resolve to loopback, private, link-local or otherwise
+    /// reserved addresses (local development and tests only: it lets API users make the
+    /// gateway call into its own network). Takes 1/0, true/false, yes/no, on/off.
+    #[arg(
+        long,
+        env = "GRAPHPAY_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES",
+        value_parser = BoolishValueParser::new(),
+        default_value_t = false
+    )]
+    pub webhooks_allow_private_addresses: bool,
+
+    /// The first retry delay of a merchant webhook, in milliseconds; each later one doubles
+    /// (full jitter), up to the maximum.
+    #[arg(long, env = "GRAPHPAY_WEBHOOK_RETRY_BASE_MS", default_value_t = 5_000)]
+    pub webhook_retry_base_ms: u64,
+
+    /// The longest delay between two attempts of a merchant webhook, in milliseconds.
+    #[arg(
+        long,
+        env = "GRAPHPAY_WEBHOOK_RETRY_MAX_DELAY_MS",
+        default_value_t = 28_800_000
+    )]
+    pub webhook_retry_max_delay_ms: u64,
+
+    /// How long a merchant webhook is retried after its first attempt before it is given up
+    /// (and its endpoint disabled if nothing was acknowledged meanwhile), in seconds.
+    #[arg(
+        long,
+        env = "GRAPHPAY_WEBHOOK_RETRY_WINDOW_SECS",
+        default_value_t = 259_200
+    )]
+    pub webhook_retry_window_secs: u64,
 }
 
 /// The typed configuration the server runs with.
@@ -293,6 +329,7 @@ pub struct Config {
     pub reconcile: ReconcileSettings,
     pub connections: ConnectionLimits,
     pub feed: FeedSettings,
+    pub deliveries: DeliverySettings,
 }
 
 impl From<ServeArgs> for Config {
@@ -348,6 +385,17 @@ impl From<ServeArgs> for Config {
             },
             connections: args.connections.limits(),
             feed: FeedSettings::default(),
+            deliveries: DeliverySettings {
+                policy: AddressPolicy {
+                    allow_private: args.webhooks_allow_private_addresses,
+                },
+                schedule: RetrySchedule {
+                    base: Duration::from_millis(args.webhook_retry_base_ms.max(1)),
+                    cap: Duration::from_millis(args.webhook_retry_max_delay_ms.max(1)),
+                    window: Duration::from_secs(args.webhook_retry_window_secs),
+                },
+                ..DeliverySettings::default()
+            },
         }
     }
 }
@@ -383,6 +431,7 @@ impl Config {
             },
             connections: ConnectionLimits::default(),
             feed: FeedSettings::default(),
+            deliveries: DeliverySettings::default(),
         }
     }
 }

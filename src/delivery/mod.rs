@@ -5,8 +5,12 @@
 //! - [`signing`]: per-endpoint secrets and Standard Webhooks signatures.
 //! - [`outbound`]: the HTTP client that makes one delivery attempt and reports its outcome.
 //! - [`schedule`]: when a failed delivery is tried again, and when the gateway gives up.
+//! - [`body`]: what is sent: the event and the payment as the change left it.
+//! - [`worker`]: the fan-out of the change feed into deliveries, and their dispatch.
 
 pub mod address;
+pub mod body;
 pub mod outbound;
 pub mod schedule;
 pub mod signing;
+pub mod worker;

@@ -3,8 +3,9 @@
 //! Layout before encoding (base64url, no padding):
 //! `version (1) | sort key (8, big-endian i64) | id suffix (16, ULID bytes) | filter and order
 //! fingerprint (8) | HMAC-SHA256 over all of the above, first 16 bytes`.
-//! The id's prefix is implied (cursors only name payments); the key is a server secret kept
-//! in the database, so every instance and every restart accepts the same cursors.
+//! The id's prefix is implied by the list the cursor pages through (payments, webhook
+//! endpoints, deliveries), whose fingerprint it carries; the key is a server secret kept in the
+//! database, so every instance and every restart accepts the same cursors.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -58,10 +59,7 @@ impl CursorCodec {
     }
 
     fn encode_version(&self, version: u8, position: &Position, fingerprint: [u8; 8]) -> String {
-        let suffix = position
-            .id
-            .get(IdKind::Payment.prefix().len()..)
-            .unwrap_or_default();
+        let suffix = position.id.split_once('_').map_or("", |(_, suffix)| suffix);
         let ulid = Ulid::from_string(suffix).unwrap_or_default();
         let mut bytes = Vec::with_capacity(CURSOR_LEN);
         bytes.push(version);
@@ -75,8 +73,18 @@ impl CursorCodec {
         URL_SAFE_NO_PAD.encode(bytes)
     }
 
-    /// Checks a cursor's signature and version, then that it belongs to `fingerprint`.
+    /// Checks a payment cursor's signature and version, then that it belongs to `fingerprint`.
     pub fn decode(&self, cursor: &str, fingerprint: [u8; 8]) -> Result<Position, CursorError> {
+        self.decode_for(IdKind::Payment, cursor, fingerprint)
+    }
+
+    /// [`CursorCodec::decode`] for a list of objects of `kind`.
+    pub fn decode_for(
+        &self,
+        kind: IdKind,
+        cursor: &str,
+        fingerprint: [u8; 8],
+    ) -> Result<Position, CursorError> {
         let bytes = URL_SAFE_NO_PAD
             .decode(cursor)
             .map_err(|_| CursorError::Invalid("not a cursor issued by this server"))?;
@@ -98,12 +106,8 @@ impl CursorCodec {
         }
         let key = i64::from_be_bytes(body[1..9].try_into().unwrap_or_default());
         let ulid_bytes: [u8; 16] = body[9..25].try_into().unwrap_or_default();
-        let id = format!(
-            "{}{}",
-            IdKind::Payment.prefix(),
-            Ulid::from_bytes(ulid_bytes)
-        );
-        if !is_id_of(IdKind::Payment, &id) {
+        let id = format!("{}{}", kind.prefix(), Ulid::from_bytes(ulid_bytes));
+        if !is_id_of(kind, &id) {
             return Err(CursorError::Invalid("not a cursor issued by this server"));
         }
         Ok(Position { key, id })

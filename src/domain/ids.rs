@@ -13,6 +13,9 @@ pub enum IdKind {
     Payment,
     Refund,
     PaymentEvent,
+    WebhookEndpoint,
+    WebhookDelivery,
+    WebhookAttempt,
 }
 
 impl IdKind {
@@ -23,15 +26,21 @@ impl IdKind {
             IdKind::Payment => "pay_",
             IdKind::Refund => "re_",
             IdKind::PaymentEvent => "evt_",
+            IdKind::WebhookEndpoint => "we_",
+            IdKind::WebhookDelivery => "whd_",
+            IdKind::WebhookAttempt => "wha_",
         }
     }
 
-    const ALL: [IdKind; 5] = [
+    const ALL: [IdKind; 8] = [
         IdKind::Account,
         IdKind::ApiKey,
         IdKind::Payment,
         IdKind::Refund,
         IdKind::PaymentEvent,
+        IdKind::WebhookEndpoint,
+        IdKind::WebhookDelivery,
+        IdKind::WebhookAttempt,
     ];
 }
 

@@ -16,3 +16,4 @@ pub mod status;
 pub mod text;
 pub mod time;
 pub mod webhook;
+pub mod webhook_endpoint;

@@ -197,7 +197,7 @@ impl PaymentConnection {
     }
 
     async fn page_info(&self) -> PageInfo<'_> {
-        PageInfo { connection: self }
+        PageInfo::Payments(self)
     }
 
     /// How many payments match the filter, across all pages. Counted only when selected.
@@ -226,58 +226,75 @@ impl PaymentEdge {
     }
 }
 
-/// Where a page sits. Both flags are exact; the one for the direction opposite to paging
-/// costs an indexed probe, made only when it is selected.
-pub struct PageInfo<'a> {
-    connection: &'a PaymentConnection,
+/// Where a page sits. Both flags are exact; for payments the one for the direction opposite
+/// to paging costs an indexed probe, made only when it is selected.
+pub enum PageInfo<'a> {
+    Payments(&'a PaymentConnection),
+    /// A page whose flags and cursors are known when it is read.
+    Known(KnownPage),
 }
 
-impl PageInfo<'_> {
-    async fn behind(&self, ctx: &Context<'_>) -> Result<bool> {
-        let db = ctx.data::<Db>()?;
-        Ok(payment_pages::exists_behind(db, &self.connection.query)
-            .await
-            .map_err(ApiError::from)?)
-    }
+/// The flags and cursors of a page, worked out when it was read.
+#[derive(Clone, Debug, Default)]
+pub struct KnownPage {
+    pub has_next_page: bool,
+    pub has_previous_page: bool,
+    pub start_cursor: Option<String>,
+    pub end_cursor: Option<String>,
+}
+
+async fn behind(ctx: &Context<'_>, connection: &PaymentConnection) -> Result<bool> {
+    let db = ctx.data::<Db>()?;
+    Ok(payment_pages::exists_behind(db, &connection.query)
+        .await
+        .map_err(ApiError::from)?)
 }
 
 #[Object]
 impl PageInfo<'_> {
     async fn has_next_page(&self, ctx: &Context<'_>) -> Result<bool> {
-        let page = &self.connection.page;
-        if page.backward {
-            self.behind(ctx).await
-        } else {
-            Ok(page.more)
+        match self {
+            PageInfo::Payments(connection) if connection.page.backward => {
+                behind(ctx, connection).await
+            }
+            PageInfo::Payments(connection) => Ok(connection.page.more),
+            PageInfo::Known(page) => Ok(page.has_next_page),
         }
     }
 
     async fn has_previous_page(&self, ctx: &Context<'_>) -> Result<bool> {
-        let page = &self.connection.page;
-        if page.backward {
-            Ok(page.more)
-        } else {
-            self.behind(ctx).await
+        match self {
+            PageInfo::Payments(connection) if connection.page.backward => Ok(connection.page.more),
+            PageInfo::Payments(connection) => behind(ctx, connection).await,
+            PageInfo::Known(page) => Ok(page.has_previous_page),
         }
     }
 
     async fn start_cursor(&self, ctx: &Context<'_>) -> Result<Option<String>> {
-        let codec = ctx.data::<CursorCodec>()?;
-        Ok(self
-            .connection
-            .page
-            .rows
-            .first()
-            .map(|p| self.connection.cursor(codec, p)))
+        match self {
+            PageInfo::Payments(connection) => {
+                let codec = ctx.data::<CursorCodec>()?;
+                Ok(connection
+                    .page
+                    .rows
+                    .first()
+                    .map(|p| connection.cursor(codec, p)))
+            }
+            PageInfo::Known(page) => Ok(page.start_cursor.clone()),
+        }
     }
 
     async fn end_cursor(&self, ctx: &Context<'_>) -> Result<Option<String>> {
-        let codec = ctx.data::<CursorCodec>()?;
-        Ok(self
-            .connection
-            .page
-            .rows
-            .last()
-            .map(|p| self.connection.cursor(codec, p)))
+        match self {
+            PageInfo::Payments(connection) => {
+                let codec = ctx.data::<CursorCodec>()?;
+                Ok(connection
+                    .page
+                    .rows
+                    .last()
+                    .map(|p| connection.cursor(codec, p)))
+            }
+            PageInfo::Known(page) => Ok(page.end_cursor.clone()),
+        }
     }
 }

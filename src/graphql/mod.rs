@@ -11,6 +11,7 @@ mod query;
 mod relations;
 mod scalars;
 mod subscription;
+mod webhooks;
 
 use std::sync::Arc;
 
@@ -29,6 +30,7 @@ pub use subscription::{Subscription, SubscriptionSlots};
 
 use crate::service::payments::PaymentService;
 use crate::service::throttle::Throttle;
+use crate::service::webhook_endpoints::WebhookEndpoints;
 
 pub type AppSchema = Schema<Query, Mutation, Subscription>;
 
@@ -47,10 +49,17 @@ pub struct Guards {
     pub subscriptions: Arc<SubscriptionSlots>,
 }
 
-pub fn build(db: Db, cursors: CursorCodec, payments: PaymentService, guards: Guards) -> AppSchema {
+pub fn build(
+    db: Db,
+    cursors: CursorCodec,
+    payments: PaymentService,
+    endpoints: WebhookEndpoints,
+    guards: Guards,
+) -> AppSchema {
     let builder = Schema::build(Query, Mutation, Subscription)
         .data(db)
         .data(payments)
+        .data(endpoints)
         .data(cursors)
         .data(guards.subscriptions)
         .extension(metrics::RequestMetrics)

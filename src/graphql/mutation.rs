@@ -2,9 +2,9 @@
 
 use async_graphql::{Context, ID, InputObject, Object, Result, SimpleObject};
 
-use super::Viewer;
 use super::objects::{Payment, Refund};
 use super::scalars::Currency;
+use super::{Viewer, webhooks};
 use crate::domain::idempotency::IdempotencyKey;
 use crate::error::ApiError;
 use crate::service::payments::{CreatePayment, PaymentResult, PaymentService};
@@ -139,5 +139,42 @@ impl Mutation {
             .refund(&viewer.account_id, &key, input)
             .await?
             .into())
+    }
+
+    /// Registers a URL to receive this account's payment events, signed with a new secret
+    /// that this answer alone shows.
+    async fn create_webhook_endpoint(
+        &self,
+        ctx: &Context<'_>,
+        input: webhooks::CreateWebhookEndpointInput,
+    ) -> Result<webhooks::CreateWebhookEndpointPayload> {
+        webhooks::create(ctx, input).await
+    }
+
+    /// Changes an endpoint's URL, description or statuses, or enables or disables it.
+    async fn update_webhook_endpoint(
+        &self,
+        ctx: &Context<'_>,
+        input: webhooks::UpdateWebhookEndpointInput,
+    ) -> Result<webhooks::WebhookEndpointPayload> {
+        webhooks::update(ctx, input).await
+    }
+
+    /// Deletes an endpoint with its deliveries.
+    async fn delete_webhook_endpoint(
+        &self,
+        ctx: &Context<'_>,
+        id: ID,
+    ) -> Result<webhooks::DeleteWebhookEndpointPayload> {
+        webhooks::delete(ctx, id).await
+    }
+
+    /// Sends a delivery again now, with the same event id and body.
+    async fn redeliver_webhook(
+        &self,
+        ctx: &Context<'_>,
+        delivery_id: ID,
+    ) -> Result<webhooks::WebhookDeliveryPayload> {
+        webhooks::redeliver(ctx, delivery_id).await
     }
 }

@@ -6,6 +6,7 @@ use async_graphql::{Context, ID, Interface, Result};
 use super::Viewer;
 use super::loaders::{AccountLoader, PaymentById, RefundById};
 use super::objects::{Account, Payment, Refund};
+use super::webhooks::{self, WebhookDelivery, WebhookEndpoint};
 use crate::domain::ids::{self, IdKind};
 use crate::persistence::{Db, accounts};
 
@@ -16,6 +17,8 @@ pub enum Node {
     Account(Account),
     Payment(Payment),
     Refund(Refund),
+    WebhookEndpoint(WebhookEndpoint),
+    WebhookDelivery(WebhookDelivery),
 }
 
 /// Finds the object an id names, when the viewer may see it; `None` otherwise (other
@@ -38,6 +41,12 @@ pub async fn resolve(ctx: &Context<'_>, id: &str) -> Result<Option<Node>> {
             .load_one(RefundById(id.to_string()))
             .await?
             .map(|r| Node::Refund(Refund::from(r))),
+        Some(IdKind::WebhookEndpoint) => webhooks::endpoint_node(ctx, id)
+            .await?
+            .map(Node::WebhookEndpoint),
+        Some(IdKind::WebhookDelivery) => webhooks::delivery_node(ctx, id)
+            .await?
+            .map(Node::WebhookDelivery),
         _ => None,
     })
 }

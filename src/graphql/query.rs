@@ -99,6 +99,18 @@ impl Query {
         }))
     }
 
+    /// The viewer's webhook endpoints, newest first.
+    async fn webhook_endpoints(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+        last: Option<i32>,
+        before: Option<String>,
+    ) -> Result<super::webhooks::WebhookEndpointConnection> {
+        super::webhooks::endpoints(ctx, first, after, last, before).await
+    }
+
     /// One of the viewer's payments; null when absent or another account's.
     async fn payment(&self, ctx: &Context<'_>, id: ID) -> Result<Option<Payment>> {
         if !ids::is_id_of(IdKind::Payment, &id) {

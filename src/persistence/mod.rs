@@ -16,6 +16,7 @@ mod rows;
 pub mod sandbox;
 pub mod settings;
 pub mod webhook_writes;
+pub mod webhooks;
 
 pub use db::{Backend, Db, DbConfig, PoolSizes, listen};
 pub use error::DbError;

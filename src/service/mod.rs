@@ -10,6 +10,7 @@ pub mod readiness;
 pub mod reconcile;
 pub mod refunds;
 pub mod throttle;
+pub mod webhook_endpoints;
 pub mod webhooks;
 
 use crate::domain::text;

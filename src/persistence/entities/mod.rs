@@ -2,6 +2,7 @@
 
 pub mod accounts;
 pub mod api_keys;
+pub mod feed_cursors;
 pub mod idempotency_keys;
 pub mod payment_events;
 pub mod payments;
@@ -9,3 +10,6 @@ pub mod processor_events;
 pub mod refunds;
 pub mod sandbox_operations;
 pub mod settings;
+pub mod webhook_attempts;
+pub mod webhook_deliveries;
+pub mod webhook_endpoints;

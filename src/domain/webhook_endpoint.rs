@@ -1,0 +1,101 @@
+//! Merchant webhooks: the endpoints a merchant registers, the deliveries of payment events to
+//! them, and every attempt made.
+
+use super::status::PaymentStatus;
+use super::time::Timestamp;
+
+/// Where a merchant wants to hear about its payments.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WebhookEndpoint {
+    /// `we_...`
+    pub id: String,
+    pub account_id: String,
+    pub url: String,
+    pub description: Option<String>,
+    /// The payment statuses whose events it is sent; empty: all of them.
+    pub statuses: Vec<PaymentStatus>,
+    /// The signing secret (`whsec_...`); shown to the merchant once, when created.
+    pub secret: String,
+    pub enabled: bool,
+    pub disabled_reason: Option<String>,
+    pub last_success_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+impl WebhookEndpoint {
+    /// Whether an event of a change to `status`, made at `at`, is this endpoint's to receive:
+    /// it receives the events of changes made after it was created.
+    pub fn wants(&self, status: PaymentStatus, at: Timestamp) -> bool {
+        self.enabled
+            && at >= self.created_at
+            && (self.statuses.is_empty() || self.statuses.contains(&status))
+    }
+}
+
+/// Where a delivery stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeliveryStatus {
+    /// Not yet acknowledged; attempts go on.
+    Pending,
+    /// Acknowledged with a 2xx answer.
+    Succeeded,
+    /// Given up after the retry schedule ran out.
+    Failed,
+}
+
+impl DeliveryStatus {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            DeliveryStatus::Pending => "PENDING",
+            DeliveryStatus::Succeeded => "SUCCEEDED",
+            DeliveryStatus::Failed => "FAILED",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "PENDING" => Some(DeliveryStatus::Pending),
+            "SUCCEEDED" => Some(DeliveryStatus::Succeeded),
+            "FAILED" => Some(DeliveryStatus::Failed),
+            _ => None,
+        }
+    }
+}
+
+/// One payment event on its way to one endpoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WebhookDelivery {
+    /// `whd_...`
+    pub id: String,
+    pub endpoint_id: String,
+    pub account_id: String,
+    /// The payment event's id (`evt_...`), sent as `webhook-id` on every attempt.
+    pub event_id: String,
+    /// `payment.` and the new status in lower case.
+    pub event_type: String,
+    pub payment_id: String,
+    /// The payment's version after the change: deliveries of one payment to one endpoint go
+    /// in this order.
+    pub payment_version: i32,
+    /// The body sent on every attempt.
+    pub body: String,
+    pub status: DeliveryStatus,
+    pub attempt_count: i32,
+    pub first_attempt_at: Option<Timestamp>,
+    pub next_attempt_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+}
+
+/// One attempt to deliver.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WebhookAttempt {
+    pub id: String,
+    pub delivery_id: String,
+    pub at: Timestamp,
+    /// The receiver's HTTP status, when it answered.
+    pub status_code: Option<i32>,
+    pub duration_ms: i32,
+    /// Why it did not count as acknowledged, when it did not.
+    pub error: Option<String>,
+}

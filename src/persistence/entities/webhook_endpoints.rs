@@ -1,0 +1,27 @@
+//! The `webhook_endpoints` table.
+
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "webhook_endpoints")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub account_id: String,
+    pub url: String,
+    pub description: Option<String>,
+    /// Payment statuses separated by commas; empty: all.
+    pub statuses: String,
+    pub secret: String,
+    pub enabled: bool,
+    pub disabled_reason: Option<String>,
+    pub last_success_at: Option<i64>,
+    pub version: i32,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

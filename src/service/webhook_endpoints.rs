@@ -1,0 +1,264 @@
+//! Managing merchant webhook endpoints and reading their deliveries: every argument checked
+//! (the URL against the address policy), every read and write scoped to the viewer's account.
+
+use crate::delivery::address::AddressPolicy;
+use crate::delivery::signing::Secret;
+use crate::domain::ids::{IdKind, is_id_of, new_id};
+use crate::domain::status::PaymentStatus;
+use crate::domain::time::Timestamp;
+use crate::domain::webhook_endpoint::{WebhookAttempt, WebhookDelivery, WebhookEndpoint};
+use crate::persistence::Db;
+use crate::persistence::webhooks::{self, Page, PageRequest};
+
+use super::{ServiceError, check_free_text};
+
+/// The most characters an endpoint's description may have.
+pub const MAX_DESCRIPTION_LEN: usize = 500;
+/// The most endpoints one account may have.
+pub const MAX_ENDPOINTS_PER_ACCOUNT: usize = 20;
+
+/// Endpoint management for the API.
+#[derive(Clone, Debug)]
+pub struct WebhookEndpoints {
+    db: Db,
+    policy: AddressPolicy,
+}
+
+/// What a new endpoint is to be.
+#[derive(Clone, Debug)]
+pub struct NewEndpoint {
+    pub url: String,
+    pub description: Option<String>,
+    pub statuses: Vec<PaymentStatus>,
+}
+
+/// Changes to an endpoint; `None` leaves a field as it is.
+#[derive(Clone, Debug, Default)]
+pub struct EndpointChanges {
+    pub url: Option<String>,
+    pub description: Option<String>,
+    pub statuses: Option<Vec<PaymentStatus>>,
+    pub enabled: Option<bool>,
+}
+
+impl WebhookEndpoints {
+    pub fn new(db: Db, policy: AddressPolicy) -> Self {
+        Self { db, policy }
+    }
+
+    /// Registers an endpoint; the answer carries its signing secret, which is never shown
+    /// again.
+    pub async fn create(
+        &self,
+        account_id: &str,
+        new: NewEndpoint,
+    ) -> Result<WebhookEndpoint, ServiceError> {
+        let url = self.checked_url("input.url", &new.url).await?;
+        check_free_text(
+            "input.description",
+            new.description.as_deref(),
+            MAX_DESCRIPTION_LEN,
+        )?;
+        let existing = webhooks::endpoint_page(
+            &self.db,
+            account_id,
+            &PageRequest {
+                size: crate::domain::paging::PageSize::First(MAX_ENDPOINTS_PER_ACCOUNT as u64),
+                after: None,
+                before: None,
+            },
+        )
+        .await?;
+        if existing.rows.len() >= MAX_ENDPOINTS_PER_ACCOUNT {
+            return Err(ServiceError::bad_input(
+                "input.url",
+                format!(
+                    "an account may have at most {MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; \
+                     delete one first"
+                ),
+            ));
+        }
+        let now = Timestamp::now();
+        let endpoint = WebhookEndpoint {
+            id: new_id(IdKind::WebhookEndpoint),
+            account_id: account_id.to_string(),
+            url,
+            description: new.description,
+            statuses: dedup(new.statuses),
+            secret: Secret::generate().as_str().to_string(),
+            enabled: true,
+            disabled_reason: None,
+            last_success_at: None,
+            created_at: now,
+            updated_at: now,
+        };
+        webhooks::insert_endpoint(&self.db, &endpoint).await?;
+        Ok(endpoint)
+    }
+
+    pub async fn update(
+        &self,
+        account_id: &str,
+        id: &str,
+        changes: EndpointChanges,
+    ) -> Result<WebhookEndpoint, ServiceError> {
+        let mut endpoint = self.find(account_id, "input.id", id).await?;
+        if let Some(url) = &changes.url {
+            endpoint.url = self.checked_url("input.url", url).await?;
+        }
+        if let Some(description) = changes.description {
+            check_free_text("input.description", Some(&description), MAX_DESCRIPTION_LEN)?;
+            endpoint.description = Some(description);
+        }
+        if let Some(statuses) = changes.statuses {
+            endpoint.statuses = dedup(statuses);
+        }
+        match changes.enabled {
+            Some(true) => {
+                endpoint.enabled = true;
+                endpoint.disabled_reason = None;
+            }
+            Some(false) => {
+                endpoint.enabled = false;
+                endpoint.disabled_reason = Some("disabled by the merchant".to_string());
+            }
+            None => {}
+        }
+        endpoint.updated_at = Timestamp::now();
+        if !webhooks::update_endpoint(&self.db, &endpoint).await? {
+            return Err(not_found("input.id"));
+        }
+        Ok(endpoint)
+    }
+
+    pub async fn delete(&self, account_id: &str, id: &str) -> Result<(), ServiceError> {
+        check_id("id", IdKind::WebhookEndpoint, id)?;
+        if webhooks::delete_endpoint(&self.db, account_id, id).await? {
+            Ok(())
+        } else {
+            Err(not_found("id"))
+        }
+    }
+
+    pub async fn find(
+        &self,
+        account_id: &str,
+        field: &str,
+        id: &str,
+    ) -> Result<WebhookEndpoint, ServiceError> {
+        check_id(field, IdKind::WebhookEndpoint, id)?;
+        webhooks::find_endpoint(&self.db, account_id, id)
+            .await?
+            .ok_or_else(|| not_found(field))
+    }
+
+    /// The endpoint `id` of `account_id`, or `None` (for `node(id)`).
+    pub async fn lookup(
+        &self,
+        account_id: &str,
+        id: &str,
+    ) -> Result<Option<WebhookEndpoint>, ServiceError> {
+        Ok(webhooks::find_endpoint(&self.db, account_id, id).await?)
+    }
+
+    pub async fn page(
+        &self,
+        account_id: &str,
+        request: &PageRequest,
+    ) -> Result<Page<WebhookEndpoint>, ServiceError> {
+        Ok(webhooks::endpoint_page(&self.db, account_id, request).await?)
+    }
+
+    pub async fn deliveries(
+        &self,
+        account_id: &str,
+        endpoint_id: &str,
+        request: &PageRequest,
+    ) -> Result<Page<WebhookDelivery>, ServiceError> {
+        Ok(webhooks::delivery_page(&self.db, account_id, endpoint_id, request).await?)
+    }
+
+    /// The delivery `id` of `account_id`, or `None` (for `node(id)`).
+    pub async fn delivery(
+        &self,
+        account_id: &str,
+        id: &str,
+    ) -> Result<Option<WebhookDelivery>, ServiceError> {
+        Ok(webhooks::find_delivery(&self.db, account_id, id).await?)
+    }
+
+    pub async fn attempts(
+        &self,
+        delivery_ids: &[String],
+    ) -> Result<Vec<WebhookAttempt>, ServiceError> {
+        Ok(webhooks::attempts_of(&self.db, delivery_ids).await?)
+    }
+
+    /// Sends a delivery again, with the same event id and body, from now on a fresh schedule.
+    pub async fn redeliver(
+        &self,
+        account_id: &str,
+        id: &str,
+    ) -> Result<WebhookDelivery, ServiceError> {
+        check_id("deliveryId", IdKind::WebhookDelivery, id)?;
+        let delivery = webhooks::find_delivery(&self.db, account_id, id)
+            .await?
+            .ok_or_else(|| not_found("deliveryId"))?;
+        let endpoint = self
+            .find(account_id, "deliveryId", &delivery.endpoint_id)
+            .await?;
+        if !endpoint.enabled {
+            return Err(ServiceError::bad_input(
+                "deliveryId",
+                "this delivery's endpoint is disabled; enable it with updateWebhookEndpoint \
+                 first",
+            ));
+        }
+        webhooks::redeliver(&self.db, account_id, id, Timestamp::now())
+            .await?
+            .ok_or_else(|| not_found("deliveryId"))
+    }
+
+    async fn checked_url(&self, field: &str, url: &str) -> Result<String, ServiceError> {
+        match self.policy.check_url(url).await {
+            Ok(checked) => Ok(checked.to_string()),
+            Err(problem) => Err(ServiceError::bad_input(field, problem.to_string())),
+        }
+    }
+}
+
+fn dedup(mut statuses: Vec<PaymentStatus>) -> Vec<PaymentStatus> {
+    let mut seen = Vec::with_capacity(statuses.len());
+    statuses.retain(|s| {
+        let fresh = !seen.contains(s);
+        seen.push(*s);
+        fresh
+    });
+    statuses
+}
+
+fn check_id(field: &str, kind: IdKind, id: &str) -> Result<(), ServiceError> {
+    if is_id_of(kind, id) {
+        Ok(())
+    } else {
+        Err(ServiceError::bad_input(
+            field,
+            format!(
+                "not a {} id (they start with {})",
+                kind_name(kind),
+                kind.prefix()
+            ),
+        ))
+    }
+}
+
+fn kind_name(kind: IdKind) -> &'static str {
+    match kind {
+        IdKind::WebhookDelivery => "webhook delivery",
+        _ => "webhook endpoint",
+    }
+}
+
+fn not_found(field: &str) -> ServiceError {
+    ServiceError::bad_input(field, "no such object in this account")
+}
