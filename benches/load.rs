@@ -252,6 +252,7 @@ mod setup {
             .enable_all()
             .build()
             .expect("runtime");
+        graphpay::delivery::outbound::install_default_tls();
         let client = reqwest::Client::new();
         move |address, key, n| {
             let query = "mutation C($input: CreatePaymentInput!, $key: String!) { createPayment(input: $input, idempotencyKey: $key) { replayed } }";

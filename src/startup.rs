@@ -84,6 +84,7 @@ fn reachable(addr: SocketAddr) -> SocketAddr {
 
 impl Application {
     pub async fn build(config: Config) -> Result<Self, StartupError> {
+        crate::delivery::outbound::install_default_tls();
         Db::migrate(&config.database).await?;
         let db = Db::connect(&config.database).await?;
         let demo = if config.create_demo_account && accounts::count(&db).await? == 0 {

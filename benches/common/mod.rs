@@ -83,6 +83,7 @@ fn wait_until_ready(address: &str) -> Result<(), BoxError> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
+        graphpay::delivery::outbound::install_default_tls();
         let client = reqwest::Client::new();
         for _ in 0..100 {
             let ready = client.get(format!("{address}/readyz")).send().await;

@@ -301,6 +301,16 @@ pub struct ServeArgs {
         default_value_t = 259_200
     )]
     pub webhook_retry_window_secs: u64,
+
+    /// How long one merchant webhook attempt may take, connection included, in
+    /// milliseconds. A delivery is claimed for twice that and a second more: an instance
+    /// that dies mid-attempt leaves it to another after that.
+    #[arg(
+        long,
+        env = "GRAPHPAY_WEBHOOK_ATTEMPT_TIMEOUT_MS",
+        default_value_t = 10_000
+    )]
+    pub webhook_attempt_timeout_ms: u64,
 }
 
 /// The typed configuration the server runs with.
@@ -394,7 +404,9 @@ impl From<ServeArgs> for Config {
                     cap: Duration::from_millis(args.webhook_retry_max_delay_ms.max(1)),
                     window: Duration::from_secs(args.webhook_retry_window_secs),
                 },
-                ..DeliverySettings::default()
+                ..DeliverySettings::with_attempt_timeout(Duration::from_millis(
+                    args.webhook_attempt_timeout_ms.max(1),
+                ))
             },
         }
     }

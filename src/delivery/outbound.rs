@@ -22,6 +22,16 @@ pub const USER_AGENT_VALUE: &str = "graphpay-webhooks/1";
 pub const MAX_ANSWER_BYTES: usize = 4 * 1024;
 
 /// The webhook delivery client. Cheap to clone: clones share one connection pool.
+/// Makes `ring` the process's default TLS provider, once. Every HTTP client in the process
+/// (the processor's, the sandbox's, webhooks') then finds one, as the TLS library requires.
+pub fn install_default_tls() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // Err only when a provider is installed already, which is as good.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
 #[derive(Clone, Debug)]
 pub struct Outbound {
     client: reqwest::Client,
@@ -59,6 +69,7 @@ impl Outbound {
         connect_timeout: Duration,
         attempt_timeout: Duration,
     ) -> Result<Self, String> {
+        install_default_tls();
         let client = reqwest::Client::builder()
             .tls_backend_preconfigured(tls_config()?)
             .dns_resolver(PolicyResolver { policy })

@@ -47,12 +47,20 @@ pub struct DeliverySettings {
 
 impl Default for DeliverySettings {
     fn default() -> Self {
+        Self::with_attempt_timeout(Duration::from_secs(10))
+    }
+}
+
+impl DeliverySettings {
+    /// The defaults with attempts of at most `attempt_timeout` (the connection's 2 s
+    /// included), claimed for twice that and a second more.
+    pub fn with_attempt_timeout(attempt_timeout: Duration) -> Self {
         Self {
             policy: AddressPolicy::default(),
             schedule: RetrySchedule::default(),
-            connect_timeout: Duration::from_secs(2),
-            attempt_timeout: Duration::from_secs(10),
-            lease: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(2).min(attempt_timeout),
+            attempt_timeout,
+            lease: attempt_timeout * 2 + Duration::from_secs(1),
             concurrency: 16,
             batch: 200,
         }

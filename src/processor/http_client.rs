@@ -24,6 +24,7 @@ impl HttpProcessor {
         connect_timeout: Duration,
         read_timeout: Duration,
     ) -> Result<Self, String> {
+        crate::delivery::outbound::install_default_tls();
         let client = reqwest::Client::builder()
             .connect_timeout(connect_timeout)
             .read_timeout(read_timeout)

@@ -14,6 +14,7 @@ mod hostile;
 mod lifecycle;
 mod lifecycle_props;
 mod limits;
+mod merchant_webhooks;
 mod metrics;
 mod network;
 mod nodes;

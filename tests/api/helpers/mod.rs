@@ -9,6 +9,7 @@ mod own_database;
 mod pages;
 mod payments;
 mod process;
+mod receiver;
 mod responses;
 mod webhooks;
 mod ws;
@@ -23,6 +24,7 @@ pub use payments::{
     refund, row_count, status_of,
 };
 pub use process::GatewayProcess;
+pub use receiver::{Answer, Receiver};
 pub use responses::{
     cost, create_payload, error_extension, first_error_code, first_error_message, refund_payload,
 };
