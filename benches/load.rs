@@ -3,9 +3,13 @@
 //! PostgreSQL. The gateway runs as its own process (the release binary, built-in sandbox);
 //! the load comes from wrk (`benches/load.lua`) over loopback. Beside it, pgbench runs the SQL
 //! statements of one create (`benches/create_payment.pgbench.sql`) at the same concurrencies
-//! on the same PostgreSQL: the database's own limit on this machine. For reference it also
-//! runs that script without the two announcements (`pg_notify`) a create makes for
-//! subscriptions, which serialize commits in PostgreSQL.
+//! on the same PostgreSQL: the database's own limit on this machine.
+//!
+//! On PostgreSQL a last run at the highest concurrency creates payments while a `paymentUpdated`
+//! subscriber is connected and a merchant webhook endpoint (a receiver in this process, on
+//! loopback, for `SUCCEEDED` events) is registered, and reports how long changes take to reach
+//! them: from the change's time (`updatedAt`, the event's `createdAt`, taken just before its
+//! commit) to the frame or request received, p50 and p99.
 //!
 //! Run with `cargo bench --bench load` (needs `wrk` and `pgbench` on the PATH). Settings:
 //! `LOAD_SECONDS` (default 10), `LOAD_CONCURRENCY` (default `1,8,32`), `LOAD_DATABASES`
@@ -98,23 +102,10 @@ fn sha256_hex(text: &str) -> String {
     graphpay::domain::api_key::hash(text)
 }
 
-/// The pgbench script, and a copy without the announcements (written to `dir`).
-fn pgbench_scripts(dir: &std::path::Path) -> Result<(String, String), BoxError> {
-    let script = format!("{DIR}/benches/create_payment.pgbench.sql");
-    let text = std::fs::read_to_string(&script)?;
-    let announcement = "SELECT pg_notify('graphpay_payment_changes', repeat('x', 420))";
-    if text.matches(announcement).count() != 2 {
-        return Err("the pgbench script should announce twice".into());
-    }
-    let quiet = dir.join("create_payment_without_announcements.pgbench.sql");
-    std::fs::write(&quiet, text.replace(announcement, "SELECT 1"))?;
-    Ok((script, quiet.display().to_string()))
-}
-
 fn main() -> Result<(), BoxError> {
     let settings = settings();
-    let scripts_dir = tempfile::tempdir()?;
-    let (script, quiet_script) = pgbench_scripts(scripts_dir.path())?;
+    let script = format!("{DIR}/benches/create_payment.pgbench.sql");
+    let mut live_lines = Vec::new();
     let mut table = Vec::new();
     let mut ratios = Vec::new();
     for database in &settings.databases {
@@ -175,8 +166,7 @@ fn main() -> Result<(), BoxError> {
                 c,
                 settings.seconds,
             )?;
-            // Stopped before pgbench runs, so that nothing else uses the machine meanwhile
-            // (its listener would otherwise hear every one of pgbench's announcements).
+            // Stopped before pgbench runs, so that nothing else uses the machine meanwhile.
             drop(gateway);
             let limits = if database == "postgres" {
                 let run = |script: &str| {
@@ -190,18 +180,16 @@ fn main() -> Result<(), BoxError> {
                         settings.seconds,
                     )
                 };
-                Some((run(&script)?, run(&quiet_script)?))
+                Some(run(&script)?)
             } else {
                 None
             };
             for (kind, run) in [("create", &creates), ("replay", &replays)] {
                 let beside = match (kind, limits) {
-                    ("create", Some((tps, quiet))) => format!(
-                        "{tps:.0} ({:.0}% of it) | {quiet:.0} ({:.0}% of it)",
-                        100.0 * run.rps / tps,
-                        100.0 * run.rps / quiet
-                    ),
-                    _ => " | ".to_string(),
+                    ("create", Some(tps)) => {
+                        format!("{tps:.0} ({:.0}% of it)", 100.0 * run.rps / tps)
+                    }
+                    _ => String::new(),
                 };
                 let line = format!(
                     "| {name} | {kind} | {c} | {:.0} | {:.2} | {:.2} | {} | {beside} |",
@@ -214,6 +202,35 @@ fn main() -> Result<(), BoxError> {
                 "| {name} | {c} | {:.1}x |",
                 replays.rps / creates.rps
             ));
+        }
+        if database == "postgres"
+            && let Some(&c) = settings.concurrency.iter().max()
+        {
+            let env = [
+                env.clone(),
+                vec![("GRAPHPAY_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES", "1".to_string())],
+            ]
+            .concat();
+            let gateway = start_gateway(&env)?;
+            let observers = live::Observers::start(&gateway.address, &key)?;
+            let creates = wrk(
+                &gateway.address,
+                "load.lua",
+                &["create", &key, &run_id()],
+                c,
+                settings.seconds,
+            )?;
+            let (frames, hooks) = observers.finish(creates.requests as usize);
+            drop(gateway);
+            let line = format!(
+                "| {name} | {c} | {:.0} | {:.2} | {} | {} |",
+                creates.rps,
+                creates.p99_ms,
+                frames.describe(),
+                hooks.describe()
+            );
+            eprintln!("{line}");
+            live_lines.push(line);
         }
         if database == "postgres" {
             let status = Command::new("psql")
@@ -230,9 +247,9 @@ fn main() -> Result<(), BoxError> {
         std::thread::sleep(Duration::from_millis(200));
     }
     println!(
-        "| database | request | concurrency | requests/s | p50 ms | p99 ms | errors | pgbench creates/s (same SQL) | pgbench without announcements |"
+        "| database | request | concurrency | requests/s | p50 ms | p99 ms | errors | pgbench creates/s (same SQL) |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---|---|");
+    println!("|---|---|---:|---:|---:|---:|---:|---|");
     for line in table {
         println!("{line}");
     }
@@ -242,7 +259,174 @@ fn main() -> Result<(), BoxError> {
     for line in ratios {
         println!("{line}");
     }
+    println!();
+    println!(
+        "| database | concurrency | creates/s | create p99 ms | subscription frames: received, lag p50 / p99 ms | webhooks (SUCCEEDED): received, lag p50 / p99 ms |"
+    );
+    println!("|---|---:|---:|---:|---|---|");
+    for line in live_lines {
+        println!("{line}");
+    }
     Ok(())
+}
+
+/// A subscriber and a webhook receiver that time what reaches them during a run.
+mod live {
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use futures_util::{SinkExt, StreamExt};
+    use graphpay::domain::time::Timestamp;
+    use serde_json::{Value, json};
+    use tokio_tungstenite::tungstenite::Message;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+    use super::BoxError;
+
+    /// Milliseconds from each change to its arrival.
+    #[derive(Default)]
+    pub struct Lags {
+        pub lags_ms: Vec<f64>,
+        pub expected: usize,
+    }
+
+    impl Lags {
+        fn percentile(&self, p: f64) -> f64 {
+            let mut sorted = self.lags_ms.clone();
+            sorted.sort_by(f64::total_cmp);
+            if sorted.is_empty() {
+                return f64::NAN;
+            }
+            let at = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
+            sorted[at]
+        }
+
+        pub fn describe(&self) -> String {
+            format!(
+                "{} of {}, {:.1} / {:.1}",
+                self.lags_ms.len(),
+                self.expected,
+                self.percentile(50.0),
+                self.percentile(99.0)
+            )
+        }
+    }
+
+    fn lag_since(rfc3339: &str) -> Option<f64> {
+        let at = Timestamp::parse_rfc3339(rfc3339).ok()?;
+        Some((Timestamp::now().micros() - at.micros()) as f64 / 1000.0)
+    }
+
+    pub struct Observers {
+        runtime: tokio::runtime::Runtime,
+        frames: Arc<Mutex<Vec<f64>>>,
+        hooks: Arc<Mutex<Vec<f64>>>,
+    }
+
+    impl Observers {
+        /// Registers a receiver for the account's SUCCEEDED events and subscribes to its
+        /// payments; returns once both are in place.
+        pub fn start(address: &str, key: &str) -> Result<Self, BoxError> {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .enable_all()
+                .build()?;
+            let frames: Arc<Mutex<Vec<f64>>> = Arc::default();
+            let hooks: Arc<Mutex<Vec<f64>>> = Arc::default();
+            let (address, key) = (address.to_string(), key.to_string());
+            let (f, h) = (frames.clone(), hooks.clone());
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+                let url = format!("http://{}/hook", listener.local_addr()?);
+                let router = axum::Router::new().route(
+                    "/hook",
+                    axum::routing::post(move |body: axum::body::Bytes| {
+                        let h = h.clone();
+                        async move {
+                            let body: Value = serde_json::from_slice(&body).unwrap_or_default();
+                            if let Some(lag) = body["createdAt"].as_str().and_then(lag_since) {
+                                h.lock().unwrap().push(lag);
+                            }
+                            "ok"
+                        }
+                    }),
+                );
+                tokio::spawn(async move {
+                    let _ = axum::serve(listener, router).await;
+                });
+                graphpay::delivery::outbound::install_default_tls();
+                let client = reqwest::Client::new();
+                let created: Value = client
+                    .post(format!("{address}/graphql"))
+                    .bearer_auth(&key)
+                    .json(&json!({
+                        "query": "mutation($url: String!) { createWebhookEndpoint(input: {url: $url, statuses: [SUCCEEDED]}) { endpoint { id } } }",
+                        "variables": {"url": url},
+                    }))
+                    .send()
+                    .await?
+                    .json()
+                    .await?;
+                if created["errors"].is_array() {
+                    return Err(format!("could not register the receiver: {created}").into());
+                }
+                let ws = format!("{}/graphql/ws", address.replace("http://", "ws://"));
+                let mut request = ws.into_client_request()?;
+                request
+                    .headers_mut()
+                    .insert("sec-websocket-protocol", "graphql-transport-ws".parse()?);
+                let (mut socket, _) = tokio_tungstenite::connect_async(request).await?;
+                let init = json!({"type": "connection_init",
+                    "payload": {"Authorization": format!("Bearer {key}")}});
+                socket.send(Message::text(init.to_string())).await?;
+                let subscribe = json!({"id": "1", "type": "subscribe", "payload": {
+                    "query": "subscription { paymentUpdated { updatedAt } }"}});
+                socket.send(Message::text(subscribe.to_string())).await?;
+                tokio::spawn(async move {
+                    while let Some(Ok(message)) = socket.next().await {
+                        let Ok(text) = message.to_text() else { continue };
+                        let Ok(value) = serde_json::from_str::<Value>(text) else { continue };
+                        if let Some(lag) = value["payload"]["data"]["paymentUpdated"]["updatedAt"]
+                            .as_str()
+                            .and_then(lag_since)
+                        {
+                            f.lock().unwrap().push(lag);
+                        }
+                    }
+                });
+                // Let the subscription be taken in before the load starts.
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                Ok::<(), BoxError>(())
+            })?;
+            Ok(Self {
+                runtime,
+                frames,
+                hooks,
+            })
+        }
+
+        /// Waits (up to 10 s) for the stragglers, then reports. `creates` payments were
+        /// made: each makes two changes and one SUCCEEDED event.
+        pub fn finish(self, creates: usize) -> (Lags, Lags) {
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            while std::time::Instant::now() < deadline
+                && (self.frames.lock().unwrap().len() < 2 * creates
+                    || self.hooks.lock().unwrap().len() < creates)
+            {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            let frames = Lags {
+                lags_ms: self.frames.lock().unwrap().clone(),
+                expected: 2 * creates,
+            };
+            let hooks = Lags {
+                lags_ms: self.hooks.lock().unwrap().clone(),
+                expected: creates,
+            };
+            self.runtime.shutdown_background();
+            (frames, hooks)
+        }
+    }
 }
 
 /// The set-up requests, made from a runtime of their own.

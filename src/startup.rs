@@ -68,6 +68,9 @@ pub struct Application {
     deliveries: Deliveries,
 }
 
+/// The `application_name` of the background pool's connections on PostgreSQL.
+pub const BACKGROUND_NAME: &str = "graphpay-background";
+
 /// Where the gateway itself can be reached from this machine (for the built-in sandbox's
 /// webhooks): a wildcard listen address becomes loopback.
 fn reachable(addr: SocketAddr) -> SocketAddr {
@@ -128,8 +131,10 @@ impl Application {
                 Arc::new(CircuitBreaker::new(Arc::new(client), config.breaker))
             }
         };
-        let feed = PaymentFeed::start(db.clone(), &config.database, config.feed).await?;
-        let deliveries = Deliveries::new(db.clone(), feed.clone(), config.deliveries)
+        // Background work (the change feed's nudges, merchant webhooks) has a pool of its own.
+        let background = Db::connect_dedicated(&config.database, BACKGROUND_NAME, 4).await?;
+        let feed = PaymentFeed::start(background.clone(), &config.database, config.feed).await?;
+        let deliveries = Deliveries::new(background, feed.clone(), config.deliveries)
             .map_err(StartupError::Processor)?;
         let payments = PaymentService::new(
             db.clone(),

@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinSet;
@@ -66,6 +66,9 @@ impl DeliverySettings {
         }
     }
 }
+
+/// How often the fan-out's cursor is moved to the log's end while no endpoint is enabled.
+const SKIP_EVERY: Duration = Duration::from_secs(5);
 
 /// Why an endpoint was disabled when it failed for the whole schedule.
 pub const DISABLED_FOR_FAILING: &str =
@@ -121,9 +124,10 @@ async fn fan_out_loop(
     mut stopped: watch::Receiver<bool>,
 ) {
     let mut changes = feed.subscribe();
+    let mut skipped = None;
     loop {
         loop {
-            match fan_out_round(&db, batch).await {
+            match fan_out_round(&db, batch, &mut skipped).await {
                 Ok(Round { read, stored }) => {
                     if stored > 0 {
                         due.notify_one();
@@ -156,9 +160,34 @@ struct Round {
 
 /// One fan-out round: the events after the shared cursor, each to every endpoint that wants
 /// it, and the cursor moved past them, in one commit.
-async fn fan_out_round(db: &Db, batch: u32) -> Result<Round, DbError> {
+async fn fan_out_round(
+    db: &Db,
+    batch: u32,
+    skipped: &mut Option<Instant>,
+) -> Result<Round, DbError> {
     let idle = Round { read: 0, stored: 0 };
-    // A look without the lock first: most rounds find nothing new.
+    // Looks without the lock first: most rounds find nothing to do.
+    if !webhooks::any_enabled_endpoint(db).await? {
+        // Nobody to send anything to. The cursor is moved to the log's end now and then, so
+        // that the first endpoint registered does not make a round read old history.
+        if skipped.is_some_and(|at| at.elapsed() < SKIP_EVERY) {
+            return Ok(idle);
+        }
+        *skipped = Some(Instant::now());
+        if let Some(round) = webhooks::begin_fan_out(db).await? {
+            // The end first, then the check: an endpoint whose creation committed before
+            // the check stops the skip, and one committed after it is owed only the events
+            // committed after it, which lie beyond the end taken before.
+            let head = feed::head(db).await?;
+            let to = if webhooks::any_enabled_endpoint(db).await? {
+                round.cursor
+            } else {
+                head
+            };
+            round.finish(Vec::new(), to, Timestamp::now()).await?;
+        }
+        return Ok(idle);
+    }
     let peek = webhooks::fan_out_cursor(db).await?;
     if feed::read_after(db, peek, 1).await?.is_empty() {
         return Ok(idle);
@@ -167,12 +196,6 @@ async fn fan_out_round(db: &Db, batch: u32) -> Result<Round, DbError> {
         return Ok(idle);
     };
     let now = Timestamp::now();
-    if !round.any_endpoint {
-        // Nobody to send anything to: skip to the log's end.
-        let head = feed::head(db).await?;
-        round.finish(Vec::new(), head, now).await?;
-        return Ok(idle);
-    }
     let entries = feed::read_after(db, round.cursor, batch).await?;
     let Some(last) = entries.last().map(|e| e.at) else {
         let cursor = round.cursor;

@@ -86,16 +86,18 @@ impl Db {
         })
     }
 
-    /// A connection of its own (a pool of one) for a long-running reader, named
-    /// `application_name` on PostgreSQL so operators can tell it apart in `pg_stat_activity`.
-    /// It reconnects by itself on the next statement after its connection is lost, and a
-    /// statement fails within `acquire_timeout` while the database cannot be reached.
+    /// A pool of its own (of at most `max_connections`) for background work, so that it
+    /// never waits on requests' connections nor they on it; named `application_name` on
+    /// PostgreSQL so operators can tell it apart in `pg_stat_activity`. It reconnects by
+    /// itself on the next statement after a connection is lost, and a statement fails within
+    /// `acquire_timeout` while the database cannot be reached.
     pub async fn connect_dedicated(
         config: &DbConfig,
         application_name: &'static str,
+        max_connections: u32,
     ) -> Result<Self, DbError> {
         let backend = backend_of(&config.url)?;
-        let mut opts = options(config, backend, 1);
+        let mut opts = options(config, backend, max_connections);
         opts.connect_timeout(config.acquire_timeout);
         if backend == Backend::Postgres {
             opts.map_sqlx_postgres_opts(move |o| o.application_name(application_name));

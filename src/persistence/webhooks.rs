@@ -283,7 +283,9 @@ pub async fn enabled_endpoints_of(
         .collect()
 }
 
-async fn any_enabled_endpoint(conn: &impl ConnectionTrait) -> Result<bool, DbError> {
+/// Whether any endpoint is enabled, in any account.
+pub async fn any_enabled_endpoint(db: &Db) -> Result<bool, DbError> {
+    let conn = db.conn();
     Ok(webhook_endpoints::Entity::find()
         .filter(webhook_endpoints::Column::Enabled.eq(true))
         .limit(1)
@@ -402,9 +404,6 @@ pub struct NewDelivery {
 pub struct FanOutRound {
     txn: DatabaseTransaction,
     pub cursor: FeedPosition,
-    /// Whether any endpoint is enabled at all: when none is, the round may skip to the
-    /// log's end.
-    pub any_endpoint: bool,
 }
 
 /// Where the fan-out stands, read without taking its lock.
@@ -445,12 +444,7 @@ pub async fn begin_fan_out(db: &Db) -> Result<Option<FanOutRound>, DbError> {
         txid: row.try_get("", "txid")?,
         position: row.try_get("", "position")?,
     };
-    let any_endpoint = any_enabled_endpoint(&txn).await?;
-    Ok(Some(FanOutRound {
-        txn,
-        cursor,
-        any_endpoint,
-    }))
+    Ok(Some(FanOutRound { txn, cursor }))
 }
 
 impl FanOutRound {

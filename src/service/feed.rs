@@ -75,14 +75,16 @@ struct Shared {
 }
 
 impl PaymentFeed {
-    /// Starts reading from the log's current end. On PostgreSQL the reader opens its own
-    /// connection with `config`, and a listener for other instances' nudges is started.
-    pub async fn start(db: Db, config: &DbConfig, settings: FeedSettings) -> Result<Self, DbError> {
-        let backend = db.backend();
-        let reader_db = match backend {
-            Backend::Postgres => Db::connect_dedicated(config, READER_NAME).await?,
-            Backend::Sqlite => db.clone(),
-        };
+    /// Starts reading from the log's current end. The reader opens a connection of its own
+    /// with `config`; on PostgreSQL a listener for other instances' nudges is started, and
+    /// nudges are sent over `background`, a pool that requests do not use.
+    pub async fn start(
+        background: Db,
+        config: &DbConfig,
+        settings: FeedSettings,
+    ) -> Result<Self, DbError> {
+        let backend = background.backend();
+        let reader_db = Db::connect_dedicated(config, READER_NAME, 1).await?;
         let start = feed::head(&reader_db).await?;
         let (entries, _) = broadcast::channel(BUFFER);
         let shared = Arc::new(Shared {
@@ -108,7 +110,7 @@ impl PaymentFeed {
                 Arc::downgrade(&shared),
             ));
             tokio::spawn(send_nudges(
-                db,
+                background,
                 channel,
                 shared.nudge_others.clone(),
                 Arc::downgrade(&shared),
