@@ -41,7 +41,8 @@ impl MigrationTrait for Migration {
             statements.push("ALTER TABLE payment_events ADD COLUMN snapshot TEXT".to_string());
         }
         let head = if pg {
-            "SELECT 'webhooks', pg_snapshot_xmin(pg_current_snapshot())::text::bigint, 0, 0"
+            // Past every event that exists now, this migration's rewrite of them included.
+            "SELECT 'webhooks', pg_current_xact_id()::text::bigint + 1, 0, 0"
         } else {
             "SELECT 'webhooks', 0, COALESCE(MAX(rowid), 0), 0 FROM payment_events"
         };
@@ -62,6 +63,8 @@ impl MigrationTrait for Migration {
                     enabled BOOLEAN NOT NULL,
                     disabled_reason TEXT,
                     last_success_at BIGINT,
+                    feed_txid BIGINT NOT NULL,
+                    feed_position BIGINT NOT NULL,
                     version INTEGER NOT NULL DEFAULT 0,
                     created_at BIGINT NOT NULL,
                     updated_at BIGINT NOT NULL)"

@@ -19,7 +19,7 @@ use tokio::task::JoinSet;
 
 use super::address::AddressPolicy;
 use super::body::body;
-use super::outbound::Outbound;
+use super::outbound::{Attempt, Outbound};
 use super::schedule::RetrySchedule;
 use super::signing::{Secret, sign};
 use crate::domain::feed::FeedEntry;
@@ -226,7 +226,7 @@ async fn deliveries_for(db: &Db, entries: &[FeedEntry]) -> Result<Vec<NewDeliver
                 .iter()
                 .filter(|ep| {
                     ep.account_id == entry.event.account_id
-                        && ep.wants(entry.event.to_status, entry.event.created_at)
+                        && ep.wants(entry.event.to_status, entry.at)
                 })
                 .map(|ep| ep.id.as_str())
                 .collect();
@@ -294,9 +294,11 @@ async fn dispatch_loop(
                 Err(err) => tracing::warn!(error = %err, "could not claim webhook deliveries"),
             }
         }
+        // Until the next claimable delivery is due (at least 10 ms: one due now but not
+        // claimed is being claimed by another instance), at most a second.
         let wait = match webhooks::next_due(&db).await {
             Ok(Some(at)) => {
-                let micros = (at.micros() - Timestamp::now().micros()).clamp(1_000, 1_000_000);
+                let micros = (at.micros() - Timestamp::now().micros()).clamp(10_000, 1_000_000);
                 Duration::from_micros(micros as u64)
             }
             _ => Duration::from_secs(1),
@@ -321,20 +323,29 @@ fn later(at: Timestamp, by: Duration) -> Timestamp {
 
 /// Signs and sends one claimed delivery, and records what came of it.
 async fn attempt(db: Db, outbound: Outbound, schedule: RetrySchedule, claim: Claimed) {
-    let Some(secret) = Secret::parse(&claim.secret) else {
-        tracing::error!(delivery = %claim.delivery.id, "an endpoint's stored secret is unreadable");
-        return;
-    };
     let started = Timestamp::now();
-    let headers = sign(
-        &secret,
-        &claim.delivery.event_id,
-        started.micros() / 1_000_000,
-        claim.delivery.body.as_bytes(),
-    );
-    let sent = outbound
-        .send(&claim.url, &headers, claim.delivery.body.as_bytes())
-        .await;
+    let sent = match Secret::parse(&claim.secret) {
+        Some(secret) => {
+            let headers = sign(
+                &secret,
+                &claim.delivery.event_id,
+                started.micros() / 1_000_000,
+                claim.delivery.body.as_bytes(),
+            );
+            outbound
+                .send(&claim.url, &headers, claim.delivery.body.as_bytes())
+                .await
+        }
+        None => {
+            // Not sent, but an attempt all the same, so the schedule still runs out.
+            tracing::error!(delivery = %claim.delivery.id, "an endpoint's stored secret is unreadable");
+            Attempt {
+                status_code: None,
+                duration_ms: 0,
+                error: Some("not sent: the endpoint's secret is unreadable".to_string()),
+            }
+        }
+    };
     let now = Timestamp::now();
     let result = if sent.acknowledged() {
         AttemptResult::Acknowledged

@@ -1,6 +1,7 @@
 //! Merchant webhooks: the endpoints a merchant registers, the deliveries of payment events to
 //! them, and every attempt made.
 
+use super::feed::FeedPosition;
 use super::status::PaymentStatus;
 use super::time::Timestamp;
 
@@ -19,16 +20,21 @@ pub struct WebhookEndpoint {
     pub enabled: bool,
     pub disabled_reason: Option<String>,
     pub last_success_at: Option<Timestamp>,
+    /// Where the change feed stood just before it was created: every change that commits
+    /// after its creation lies at or beyond this position (a few from just before may too).
+    pub feed_from: FeedPosition,
+    /// Incremented by every change; updates check it.
+    pub version: i32,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
 }
 
 impl WebhookEndpoint {
-    /// Whether an event of a change to `status`, made at `at`, is this endpoint's to receive:
-    /// it receives the events of changes made after it was created.
-    pub fn wants(&self, status: PaymentStatus, at: Timestamp) -> bool {
+    /// Whether the event of a change to `status`, at `at` in the feed, is this endpoint's to
+    /// receive: it receives the changes committed after it was created.
+    pub fn wants(&self, status: PaymentStatus, at: FeedPosition) -> bool {
         self.enabled
-            && at >= self.created_at
+            && at >= self.feed_from
             && (self.statuses.is_empty() || self.statuses.contains(&status))
     }
 }

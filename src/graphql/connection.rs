@@ -180,6 +180,7 @@ impl PaymentConnection {
                 node: Payment {
                     payment: p.clone(),
                     page: Some(self.relations.clone()),
+                    as_of_change: false,
                 },
             })
             .collect())
@@ -192,6 +193,7 @@ impl PaymentConnection {
             .map(|p| Payment {
                 payment: p.clone(),
                 page: Some(self.relations.clone()),
+                as_of_change: false,
             })
             .collect()
     }

@@ -89,6 +89,9 @@ pub struct Payment {
     /// When it was listed in a page: the page's relations, which load its refunds and events
     /// together with its neighbours'.
     pub page: Option<Arc<PageRelations>>,
+    /// Set on the payment a change left (a subscription frame): its refunds and events are
+    /// then those made up to that change, not the ones made since.
+    pub as_of_change: bool,
 }
 
 impl From<payment::Payment> for Payment {
@@ -96,7 +99,24 @@ impl From<payment::Payment> for Payment {
         Payment {
             payment,
             page: None,
+            as_of_change: false,
         }
+    }
+}
+
+impl Payment {
+    /// The payment as a change left it.
+    pub fn as_changed(payment: payment::Payment) -> Self {
+        Payment {
+            payment,
+            page: None,
+            as_of_change: true,
+        }
+    }
+
+    /// Whether something made at `at` belongs with this payment as it is shown.
+    fn shows(&self, at: crate::domain::time::Timestamp) -> bool {
+        !self.as_of_change || at <= self.payment.updated_at
     }
 }
 
@@ -162,6 +182,7 @@ impl Payment {
         };
         Ok(refunds
             .into_iter()
+            .filter(|refund| self.shows(refund.created_at))
             .map(|refund| Refund {
                 refund,
                 parent: Some(Box::new(self.payment.clone())),
@@ -186,6 +207,7 @@ impl Payment {
         };
         Ok(events
             .into_iter()
+            .filter(|event| self.shows(event.created_at))
             .map(|event| PaymentEvent { event })
             .collect())
     }

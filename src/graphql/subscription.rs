@@ -44,7 +44,7 @@ impl Subscription {
                                 if entry.payment.account_id == viewer
                                     && only.as_ref().is_none_or(|id| *id == entry.payment.id) =>
                             {
-                                let payment = Payment::from(entry.payment.clone());
+                                let payment = Payment::as_changed(entry.payment.clone());
                                 return Some((Ok(payment), Some((receiver, slot))));
                             }
                             Ok(_) => {}

@@ -42,6 +42,11 @@ fn endpoint(row: webhook_endpoints::Model) -> Result<WebhookEndpoint, DbError> {
         enabled: row.enabled,
         disabled_reason: row.disabled_reason,
         last_success_at: row.last_success_at.map(Timestamp::from_micros),
+        feed_from: FeedPosition {
+            txid: row.feed_txid,
+            position: row.feed_position,
+        },
+        version: row.version,
         created_at: Timestamp::from_micros(row.created_at),
         updated_at: Timestamp::from_micros(row.updated_at),
     })
@@ -63,7 +68,9 @@ fn endpoint_row(e: &WebhookEndpoint) -> webhook_endpoints::Model {
         enabled: e.enabled,
         disabled_reason: e.disabled_reason.clone(),
         last_success_at: e.last_success_at.map(Timestamp::micros),
-        version: 0,
+        feed_txid: e.feed_from.txid,
+        feed_position: e.feed_from.position,
+        version: e.version,
         created_at: e.created_at.micros(),
         updated_at: e.updated_at.micros(),
     }
@@ -127,7 +134,8 @@ pub async fn find_endpoint(
         .transpose()
 }
 
-/// Stores an endpoint's changeable fields as `endpoint` has them.
+/// Stores an endpoint's changeable fields as `endpoint` has them, if it is still at the
+/// version it was read at (`false` otherwise: nothing is written).
 pub async fn update_endpoint(db: &Db, endpoint: &WebhookEndpoint) -> Result<bool, DbError> {
     let row = endpoint_row(endpoint);
     let updated = webhook_endpoints::Entity::update_many()
@@ -155,6 +163,7 @@ pub async fn update_endpoint(db: &Db, endpoint: &WebhookEndpoint) -> Result<bool
         )
         .filter(webhook_endpoints::Column::Id.eq(&endpoint.id))
         .filter(webhook_endpoints::Column::AccountId.eq(&endpoint.account_id))
+        .filter(webhook_endpoints::Column::Version.eq(endpoint.version))
         .exec(db.conn())
         .await?;
     Ok(updated.rows_affected == 1)
@@ -379,7 +388,10 @@ pub async fn redeliver(
         .filter(Column::Id.eq(id))
         .filter(Column::AccountId.eq(account_id));
     if found.status != DeliveryStatus::Pending {
-        update = update.col_expr(Column::FirstAttemptAt, Expr::value(Option::<i64>::None));
+        // A fresh schedule: backoff starts again from its first delay.
+        update = update
+            .col_expr(Column::FirstAttemptAt, Expr::value(Option::<i64>::None))
+            .col_expr(Column::AttemptCount, Expr::value(0));
     }
     update.exec(db.conn()).await?;
     find_delivery(db, account_id, id).await
@@ -668,6 +680,7 @@ pub async fn record_attempt(
             webhook_endpoints::Entity::update_many()
                 .col_expr(E::Enabled, Expr::value(false))
                 .col_expr(E::DisabledReason, Expr::value(disabled_reason))
+                .col_expr(E::Version, Expr::col(E::Version).add(1))
                 .col_expr(E::UpdatedAt, Expr::value(attempt.at.micros()))
                 .filter(E::Id.eq(&claimed.delivery.endpoint_id))
                 .filter(
@@ -684,18 +697,28 @@ pub async fn record_attempt(
     Ok(true)
 }
 
-/// The earliest time a pending delivery is due, to sleep until then.
+const NEXT_DUE: &str = "\
+SELECT MIN(CASE WHEN d.lease_until IS NOT NULL AND d.lease_until > d.next_attempt_at
+        THEN d.lease_until ELSE d.next_attempt_at END) AS next
+FROM webhook_deliveries d
+JOIN webhook_endpoints w ON w.id = d.endpoint_id
+WHERE d.status = 'PENDING' AND w.enabled
+    AND NOT EXISTS (
+        SELECT 1 FROM webhook_deliveries p
+        WHERE p.endpoint_id = d.endpoint_id AND p.payment_id = d.payment_id
+            AND p.status = 'PENDING' AND p.payment_version < d.payment_version)";
+
+/// The earliest time a delivery can next be claimed (its attempt due and its lease, if any,
+/// run out), among those a claim would take: to sleep until then.
 pub async fn next_due(db: &Db) -> Result<Option<Timestamp>, DbError> {
-    let next = webhook_deliveries::Entity::find()
-        .select_only()
-        .column_as(
-            Expr::col(webhook_deliveries::Column::NextAttemptAt).min(),
-            "next",
-        )
-        .filter(webhook_deliveries::Column::Status.eq(DeliveryStatus::Pending.as_str()))
-        .into_tuple::<Option<i64>>()
-        .one(db.conn())
-        .await?
-        .flatten();
+    let backend = db.conn().get_database_backend();
+    let row = db
+        .conn()
+        .query_one_raw(Statement::from_string(backend, NEXT_DUE))
+        .await?;
+    let next: Option<i64> = match row {
+        Some(row) => row.try_get("", "next")?,
+        None => None,
+    };
     Ok(next.map(Timestamp::from_micros))
 }

@@ -7,13 +7,15 @@ use crate::domain::ids::{IdKind, is_id_of, new_id};
 use crate::domain::status::PaymentStatus;
 use crate::domain::time::Timestamp;
 use crate::domain::webhook_endpoint::{WebhookAttempt, WebhookDelivery, WebhookEndpoint};
-use crate::persistence::Db;
 use crate::persistence::webhooks::{self, Page, PageRequest};
+use crate::persistence::{Db, feed};
 
 use super::{ServiceError, check_free_text};
 
 /// The most characters an endpoint's description may have.
 pub const MAX_DESCRIPTION_LEN: usize = 500;
+/// How often an update is tried against concurrent changes before giving up.
+const MAX_UPDATE_ATTEMPTS: usize = 5;
 /// The most endpoints one account may have.
 pub const MAX_ENDPOINTS_PER_ACCOUNT: usize = 20;
 
@@ -78,6 +80,8 @@ impl WebhookEndpoints {
                 ),
             ));
         }
+        // Read before the insert: whatever commits after the endpoint lies beyond it.
+        let feed_from = feed::head(&self.db).await?;
         let now = Timestamp::now();
         let endpoint = WebhookEndpoint {
             id: new_id(IdKind::WebhookEndpoint),
@@ -89,6 +93,8 @@ impl WebhookEndpoints {
             enabled: true,
             disabled_reason: None,
             last_success_at: None,
+            feed_from,
+            version: 0,
             created_at: now,
             updated_at: now,
         };
@@ -102,33 +108,46 @@ impl WebhookEndpoints {
         id: &str,
         changes: EndpointChanges,
     ) -> Result<WebhookEndpoint, ServiceError> {
-        let mut endpoint = self.find(account_id, "input.id", id).await?;
-        if let Some(url) = &changes.url {
-            endpoint.url = self.checked_url("input.url", url).await?;
+        let url = match &changes.url {
+            Some(url) => Some(self.checked_url("input.url", url).await?),
+            None => None,
+        };
+        if let Some(description) = &changes.description {
+            check_free_text("input.description", Some(description), MAX_DESCRIPTION_LEN)?;
         }
-        if let Some(description) = changes.description {
-            check_free_text("input.description", Some(&description), MAX_DESCRIPTION_LEN)?;
-            endpoint.description = Some(description);
-        }
-        if let Some(statuses) = changes.statuses {
-            endpoint.statuses = dedup(statuses);
-        }
-        match changes.enabled {
-            Some(true) => {
-                endpoint.enabled = true;
-                endpoint.disabled_reason = None;
+        // Version-checked, so a change made meanwhile (the gateway disabling it after a failed
+        // schedule, another edit) is never written over: read again and apply again.
+        for _ in 0..MAX_UPDATE_ATTEMPTS {
+            let mut endpoint = self.find(account_id, "input.id", id).await?;
+            if let Some(url) = &url {
+                endpoint.url = url.clone();
             }
-            Some(false) => {
-                endpoint.enabled = false;
-                endpoint.disabled_reason = Some("disabled by the merchant".to_string());
+            if let Some(description) = &changes.description {
+                endpoint.description = Some(description.clone());
             }
-            None => {}
+            if let Some(statuses) = &changes.statuses {
+                endpoint.statuses = dedup(statuses.clone());
+            }
+            match changes.enabled {
+                Some(true) => {
+                    endpoint.enabled = true;
+                    endpoint.disabled_reason = None;
+                }
+                Some(false) => {
+                    endpoint.enabled = false;
+                    endpoint.disabled_reason = Some("disabled by the merchant".to_string());
+                }
+                None => {}
+            }
+            endpoint.updated_at = Timestamp::now();
+            if webhooks::update_endpoint(&self.db, &endpoint).await? {
+                endpoint.version += 1;
+                return Ok(endpoint);
+            }
         }
-        endpoint.updated_at = Timestamp::now();
-        if !webhooks::update_endpoint(&self.db, &endpoint).await? {
-            return Err(not_found("input.id"));
-        }
-        Ok(endpoint)
+        Err(ServiceError::RequestInProgress {
+            retry_after_seconds: 1,
+        })
     }
 
     pub async fn delete(&self, account_id: &str, id: &str) -> Result<(), ServiceError> {

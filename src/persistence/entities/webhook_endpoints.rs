@@ -16,6 +16,9 @@ pub struct Model {
     pub enabled: bool,
     pub disabled_reason: Option<String>,
     pub last_success_at: Option<i64>,
+    /// Where the change feed stood when it was created: it is owed the events from there on.
+    pub feed_txid: i64,
+    pub feed_position: i64,
     pub version: i32,
     pub created_at: i64,
     pub updated_at: i64,
