@@ -123,11 +123,12 @@ async fn fan_out_loop(
     due: Arc<Notify>,
     mut stopped: watch::Receiver<bool>,
 ) {
-    let mut changes = feed.subscribe();
+    let mut changes = feed.changes();
     let mut skipped = None;
+    let mut endpoints = EndpointCheck::default();
     loop {
         loop {
-            match fan_out_round(&db, batch, &mut skipped).await {
+            match fan_out_round(&db, batch, &mut skipped, &mut endpoints).await {
                 Ok(Round { read, stored }) => {
                     if stored > 0 {
                         due.notify_one();
@@ -144,10 +145,7 @@ async fn fan_out_loop(
         }
         tokio::select! {
             _ = until_stopped(&mut stopped) => return,
-            _ = changes.recv() => {
-                // Any change (or having fallen behind) means: look at the log.
-                while changes.try_recv().is_ok() {}
-            }
+            _ = changes.changed() => {}
             _ = tokio::time::sleep(Duration::from_secs(1)) => {}
         }
     }
@@ -158,16 +156,40 @@ struct Round {
     stored: usize,
 }
 
+/// Whether any endpoint is enabled, asked at most every `ENDPOINT_CHECK_EVERY` (an endpoint
+/// registered meanwhile loses nothing: it is owed the changes from where the feed stood when
+/// it was created, whenever the fan-out gets to them).
+#[derive(Default)]
+struct EndpointCheck {
+    checked: Option<(Instant, bool)>,
+}
+
+const ENDPOINT_CHECK_EVERY: Duration = Duration::from_millis(250);
+
+impl EndpointCheck {
+    async fn any(&mut self, db: &Db) -> Result<bool, DbError> {
+        if let Some((at, any)) = self.checked
+            && at.elapsed() < ENDPOINT_CHECK_EVERY
+        {
+            return Ok(any);
+        }
+        let any = webhooks::any_enabled_endpoint(db).await?;
+        self.checked = Some((Instant::now(), any));
+        Ok(any)
+    }
+}
+
 /// One fan-out round: the events after the shared cursor, each to every endpoint that wants
 /// it, and the cursor moved past them, in one commit.
 async fn fan_out_round(
     db: &Db,
     batch: u32,
     skipped: &mut Option<Instant>,
+    endpoints: &mut EndpointCheck,
 ) -> Result<Round, DbError> {
     let idle = Round { read: 0, stored: 0 };
     // Looks without the lock first: most rounds find nothing to do.
-    if !webhooks::any_enabled_endpoint(db).await? {
+    if !endpoints.any(db).await? {
         // Nobody to send anything to. The cursor is moved to the log's end now and then, so
         // that the first endpoint registered does not make a round read old history.
         if skipped.is_some_and(|at| at.elapsed() < SKIP_EVERY) {
@@ -189,15 +211,16 @@ async fn fan_out_round(
         return Ok(idle);
     }
     let peek = webhooks::fan_out_cursor(db).await?;
-    if feed::read_after(db, peek, 1).await?.is_empty() {
+    if feed::read_after(db, peek, 1).await?.rows == 0 {
         return Ok(idle);
     }
     let Some(round) = webhooks::begin_fan_out(db).await? else {
         return Ok(idle);
     };
     let now = Timestamp::now();
-    let entries = feed::read_after(db, round.cursor, batch).await?;
-    let Some(last) = entries.last().map(|e| e.at) else {
+    let read = feed::read_after(db, round.cursor, batch).await?;
+    let entries = read.entries;
+    let Some(last) = read.last else {
         let cursor = round.cursor;
         round.finish(Vec::new(), cursor, now).await?;
         return Ok(idle);
@@ -205,7 +228,7 @@ async fn fan_out_round(
     let deliveries = deliveries_for(db, &entries).await?;
     let stored = round.finish(deliveries, last, now).await?;
     Ok(Round {
-        read: entries.len(),
+        read: read.rows,
         stored,
     })
 }

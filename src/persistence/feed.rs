@@ -80,13 +80,18 @@ async fn one_row(db: &Db, sql: &str) -> Result<QueryResult, DbError> {
         .ok_or_else(|| DbError::Other("the feed's position query returned no row".into()))
 }
 
-/// Up to `limit` committed events after `after`, in feed order, each with the payment as its
-/// change left it.
-pub async fn read_after(
-    db: &Db,
-    after: FeedPosition,
-    limit: u32,
-) -> Result<Vec<FeedEntry>, DbError> {
+/// What one read of the log found.
+#[derive(Debug, Default)]
+pub struct Batch {
+    /// The events read, in feed order, each with the payment as its change left it.
+    pub entries: Vec<FeedEntry>,
+    /// How many rows were read (passed-over ones included), and the position of the last.
+    pub rows: usize,
+    pub last: Option<FeedPosition>,
+}
+
+/// Up to `limit` committed events after `after`, in feed order.
+pub async fn read_after(db: &Db, after: FeedPosition, limit: u32) -> Result<Batch, DbError> {
     let backend = db.conn().get_database_backend();
     let statement = match backend {
         DbBackend::Postgres => Statement::from_sql_and_values(
@@ -105,14 +110,28 @@ pub async fn read_after(
         ),
     };
     let found = db.conn().query_all_raw(statement).await?;
-    let mut entries = Vec::with_capacity(found.len());
+    let mut batch = Batch {
+        entries: Vec::with_capacity(found.len()),
+        rows: found.len(),
+        last: None,
+    };
     for row in found {
-        entries.push(entry(db, &row).await?);
+        batch.last = Some(FeedPosition {
+            txid: row.try_get("", "txid")?,
+            position: row.try_get("", "position")?,
+        });
+        if let Some(entry) = entry(db, &row).await? {
+            batch.entries.push(entry);
+        }
     }
-    Ok(entries)
+    Ok(batch)
 }
 
-async fn entry(db: &Db, row: &QueryResult) -> Result<FeedEntry, DbError> {
+/// The entry of one event row. An event whose snapshot is missing (written before the log
+/// carried them) or unreadable stands for the payment as it is now; one whose payment is gone
+/// (deleted by an operator) is passed over with a warning rather than holding up every
+/// reader behind it.
+async fn entry(db: &Db, row: &QueryResult) -> Result<Option<FeedEntry>, DbError> {
     let status = |text: String| {
         PaymentStatus::parse(&text).ok_or_else(|| DbError::unreadable("payment status", &text))
     };
@@ -127,21 +146,29 @@ async fn entry(db: &Db, row: &QueryResult) -> Result<FeedEntry, DbError> {
         created_at: Timestamp::from_micros(row.try_get("", "created_at")?),
     };
     let snapshot: Option<String> = row.try_get("", "snapshot")?;
-    let payment = match snapshot {
-        Some(text) => rows::from_snapshot(&text)?,
-        // Written before the log carried snapshots: the payment as it stands now.
-        None => payments::find_payment(db, &event.account_id, &event.payment_id)
-            .await?
-            .ok_or_else(|| DbError::NotFound(format!("payment {}", event.payment_id)))?,
+    let payment = match snapshot.as_deref().map(rows::from_snapshot) {
+        Some(Ok(payment)) => payment,
+        unusable => {
+            if unusable.is_some() {
+                tracing::warn!(event = %event.id, "an event's snapshot is unreadable; using the payment as it is now");
+            }
+            match payments::find_payment(db, &event.account_id, &event.payment_id).await? {
+                Some(payment) => payment,
+                None => {
+                    tracing::warn!(event = %event.id, "an event's payment is gone; passing over it");
+                    return Ok(None);
+                }
+            }
+        }
     };
-    Ok(FeedEntry {
+    Ok(Some(FeedEntry {
         at: FeedPosition {
             txid: row.try_get("", "txid")?,
             position: row.try_get("", "position")?,
         },
         event,
         payment,
-    })
+    }))
 }
 
 /// Wakes the readers of every instance listening on `channel` (PostgreSQL). Sent outside any

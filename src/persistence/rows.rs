@@ -135,8 +135,9 @@ pub(crate) fn snapshot(payment: &Payment) -> String {
 
 /// The payment an event's snapshot holds.
 pub(crate) fn from_snapshot(text: &str) -> Result<Payment, DbError> {
-    let row: payments::Model =
-        serde_json::from_str(text).map_err(|_| DbError::unreadable("event snapshot", text))?;
+    // The snapshot holds a merchant's free text: it is not quoted in the error.
+    let row: payments::Model = serde_json::from_str(text)
+        .map_err(|e| DbError::Other(format!("unreadable stored event snapshot: {e}")))?;
     payment(row)
 }
 

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use tokio::sync::{Notify, broadcast};
+use tokio::sync::{Notify, broadcast, watch};
 
 use crate::domain::feed::{FeedEntry, FeedPosition};
 use crate::persistence::{self, Backend, Db, DbConfig, DbError, feed};
@@ -66,6 +66,9 @@ pub struct PaymentFeed {
 #[derive(Debug)]
 struct Shared {
     entries: broadcast::Sender<Arc<FeedEntry>>,
+    /// Counts what may mean new events (a change here, a nudge from elsewhere, events read),
+    /// for consumers that read the log themselves (the webhook fan-out).
+    changes: watch::Sender<u64>,
     /// Wakes this instance's reader.
     wake: Arc<Notify>,
     /// Asks for a nudge to the other instances (PostgreSQL).
@@ -85,10 +88,12 @@ impl PaymentFeed {
     ) -> Result<Self, DbError> {
         let backend = background.backend();
         let reader_db = Db::connect_dedicated(config, READER_NAME, 1).await?;
-        let start = feed::head(&reader_db).await?;
+        // Fails the start-up when the database cannot be read at all.
+        feed::head(&reader_db).await?;
         let (entries, _) = broadcast::channel(BUFFER);
         let shared = Arc::new(Shared {
             entries,
+            changes: watch::Sender::new(0),
             wake: Arc::new(Notify::new()),
             nudge_others: Arc::new(Notify::new()),
             ready: AtomicBool::new(true),
@@ -99,7 +104,7 @@ impl PaymentFeed {
             shared: Arc::downgrade(&shared),
             wake: shared.wake.clone(),
             settings,
-            at: start,
+            at: None,
         };
         tokio::spawn(reader.run());
         if backend == Backend::Postgres {
@@ -123,20 +128,36 @@ impl PaymentFeed {
     /// Says that a change has committed: this instance's reader looks at once, and the other
     /// instances' readers are nudged.
     pub fn nudge(&self) {
+        self.shared.changed();
         self.shared.wake.notify_one();
         if self.shared.backend == Backend::Postgres {
             self.shared.nudge_others.notify_one();
         }
     }
 
-    /// Every change read from now on, in feed order.
+    /// Every change read from now on, in feed order. The reader reads the log only while
+    /// somebody is subscribed.
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<FeedEntry>> {
-        self.shared.entries.subscribe()
+        let receiver = self.shared.entries.subscribe();
+        self.shared.wake.notify_one();
+        receiver
+    }
+
+    /// Ticks whenever there may be new events in the log, for consumers that read it
+    /// themselves.
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.shared.changes.subscribe()
     }
 
     /// Whether the reader's last attempt to read the log succeeded.
     pub fn is_ready(&self) -> bool {
         self.shared.ready.load(Ordering::Relaxed)
+    }
+}
+
+impl Shared {
+    fn changed(&self) {
+        self.changes.send_modify(|n| *n = n.wrapping_add(1));
     }
 }
 
@@ -154,11 +175,13 @@ struct Reader {
     shared: Weak<Shared>,
     wake: Arc<Notify>,
     settings: FeedSettings,
-    at: FeedPosition,
+    /// Where reading goes on from; `None` while nobody is subscribed.
+    at: Option<FeedPosition>,
 }
 
 impl Reader {
-    /// Reads until the feed it serves is dropped.
+    /// Reads until the feed it serves is dropped. While nobody is subscribed it only checks,
+    /// every `poll_max`, that it could read; the next subscriber starts at the log's end.
     async fn run(mut self) {
         let mut interval = self.settings.poll_min;
         let mut retry = RETRY_MIN;
@@ -168,8 +191,23 @@ impl Reader {
             let Some(shared) = self.shared.upgrade() else {
                 return;
             };
-            match feed::read_after(&self.db, self.at, self.settings.batch).await {
-                Ok(entries) => {
+            let subscribed = shared.entries.receiver_count() > 0;
+            if !subscribed {
+                self.at = None;
+            }
+            let result = match self.at {
+                Some(at) => feed::read_after(&self.db, at, self.settings.batch)
+                    .await
+                    .map(Some),
+                None => feed::head(&self.db).await.map(|head| {
+                    if subscribed {
+                        self.at = Some(head);
+                    }
+                    None
+                }),
+            };
+            match result {
+                Ok(batch) => {
                     shared.ready.store(true, Ordering::Relaxed);
                     if let Some(since) = failing_since.take() {
                         tracing::info!(
@@ -178,20 +216,27 @@ impl Reader {
                         );
                     }
                     retry = RETRY_MIN;
-                    let read = entries.len();
-                    for entry in entries {
-                        self.at = entry.at;
-                        lag.read(entry.at.position);
+                    let batch = batch.unwrap_or_default();
+                    if let Some(last) = batch.last {
+                        self.at = Some(last);
+                        lag.read(last.position);
+                        shared.changed();
+                    }
+                    for entry in batch.entries {
                         let _ = shared.entries.send(Arc::new(entry));
                     }
-                    lag.maybe_measure(&self.db).await;
-                    if read == self.settings.batch as usize {
+                    if subscribed {
+                        lag.maybe_measure(&self.db).await;
+                    }
+                    if batch.rows == self.settings.batch as usize {
                         continue;
                     }
-                    interval = if read > 0 {
+                    interval = if batch.rows > 0 {
                         self.settings.poll_min
-                    } else {
+                    } else if subscribed {
                         (interval * 2).min(self.settings.poll_max)
+                    } else {
+                        self.settings.poll_max
                     };
                 }
                 Err(err) => {
@@ -208,7 +253,8 @@ impl Reader {
             }
             drop(shared);
             tokio::select! {
-                _ = self.wake.notified() => interval = self.settings.poll_min,
+                _ = self.wake.notified(), if subscribed => interval = self.settings.poll_min,
+                _ = self.wake.notified(), if !subscribed => {}
                 _ = tokio::time::sleep(interval) => {}
             }
         }
@@ -259,11 +305,14 @@ fn jittered(base: Duration) -> Duration {
 async fn listen_for_nudges(url: String, channel: String, shared: Weak<Shared>) {
     let mut retry = RETRY_MIN;
     loop {
-        let Some(wake) = shared.upgrade().map(|s| s.wake.clone()) else {
+        let Some(strong) = shared.upgrade() else {
             return;
         };
+        let (wake, changes) = (strong.wake.clone(), strong.changes.clone());
+        drop(strong);
         let alive = shared.clone();
         let result = persistence::listen(&url, LISTENER_NAME, &channel, move || {
+            changes.send_modify(|n| *n = n.wrapping_add(1));
             wake.notify_one();
         });
         // Stop listening once the feed is gone.
