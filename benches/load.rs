@@ -106,6 +106,7 @@ fn main() -> Result<(), BoxError> {
     let settings = settings();
     let script = format!("{DIR}/benches/create_payment.pgbench.sql");
     let mut live_lines = Vec::new();
+    let mut schemas_to_drop: Vec<String> = Vec::new();
     let mut table = Vec::new();
     let mut ratios = Vec::new();
     for database in &settings.databases {
@@ -206,11 +207,25 @@ fn main() -> Result<(), BoxError> {
         if database == "postgres"
             && let Some(&c) = settings.concurrency.iter().max()
         {
+            // A schema of its own: pgbench's rows (placeholder snapshots) stay out of it.
+            let live_schema = format!("{schema}_live");
             let env = [
-                env.clone(),
-                vec![("GRAPHPAY_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES", "1".to_string())],
+                env.iter()
+                    .filter(|(name, _)| *name != "DATABASE_SCHEMA")
+                    .cloned()
+                    .collect::<Vec<_>>(),
+                vec![
+                    ("DATABASE_SCHEMA", live_schema.clone()),
+                    ("GRAPHPAY_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES", "1".to_string()),
+                ],
             ]
             .concat();
+            let created = graphpay(&env)
+                .args(["account", "create", "--name", "live", "--json"])
+                .output()?;
+            let created: serde_json::Value = serde_json::from_slice(&created.stdout)?;
+            let key = created["apiKey"].as_str().ok_or("no key")?.to_string();
+            schemas_to_drop.push(live_schema);
             let gateway = start_gateway(&env)?;
             let observers = live::Observers::start(&gateway.address, &key)?;
             let creates = wrk(
@@ -233,15 +248,18 @@ fn main() -> Result<(), BoxError> {
             live_lines.push(line);
         }
         if database == "postgres" {
-            let status = Command::new("psql")
-                .arg(&settings.postgres_url)
-                .args([
-                    "-qc",
-                    &format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"),
-                ])
-                .status()?;
-            if !status.success() {
-                eprintln!("could not drop schema {schema}");
+            schemas_to_drop.push(schema.clone());
+            for schema in schemas_to_drop.drain(..) {
+                let status = Command::new("psql")
+                    .arg(&settings.postgres_url)
+                    .args([
+                        "-qc",
+                        &format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"),
+                    ])
+                    .status()?;
+                if !status.success() {
+                    eprintln!("could not drop schema {schema}");
+                }
             }
         }
         std::thread::sleep(Duration::from_millis(200));

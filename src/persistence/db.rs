@@ -91,16 +91,29 @@ impl Db {
     /// PostgreSQL so operators can tell it apart in `pg_stat_activity`. It reconnects by
     /// itself on the next statement after a connection is lost, and a statement fails within
     /// `acquire_timeout` while the database cannot be reached.
+    ///
+    /// With `durable: false` its commits on PostgreSQL do not wait for the disk
+    /// (`synchronous_commit = off`): a crash of the database may lose its last fraction of a
+    /// second of commits, never corrupting anything. Only for work that is done again when
+    /// its record is lost (webhook claims and attempts are: delivery is at least once).
     pub async fn connect_dedicated(
         config: &DbConfig,
         application_name: &'static str,
         max_connections: u32,
+        durable: bool,
     ) -> Result<Self, DbError> {
         let backend = backend_of(&config.url)?;
         let mut opts = options(config, backend, max_connections);
         opts.connect_timeout(config.acquire_timeout);
         if backend == Backend::Postgres {
-            opts.map_sqlx_postgres_opts(move |o| o.application_name(application_name));
+            opts.map_sqlx_postgres_opts(move |o| {
+                let o = o.application_name(application_name);
+                if durable {
+                    o
+                } else {
+                    o.options([("synchronous_commit", "off")])
+                }
+            });
         }
         let conn = Database::connect(opts).await?;
         Ok(Self {

@@ -609,6 +609,10 @@ pub async fn claim_due(
     Ok(out)
 }
 
+/// How stale an endpoint's `last_success_at` may be: it only has to tell whether the endpoint
+/// acknowledged anything during a retry schedule of days.
+const LAST_SUCCESS_EVERY_MICROS: i64 = 60_000_000;
+
 /// What an attempt leaves the delivery as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AttemptResult {
@@ -666,12 +670,20 @@ pub async fn record_attempt(
     .await?;
     match result {
         AttemptResult::Acknowledged => {
+            // At most once a minute: every acknowledgement writing the endpoint's one row would
+            // make all attempts to it commit one after another.
             webhook_endpoints::Entity::update_many()
                 .col_expr(
                     webhook_endpoints::Column::LastSuccessAt,
                     Expr::value(attempt.at.micros()),
                 )
                 .filter(webhook_endpoints::Column::Id.eq(&claimed.delivery.endpoint_id))
+                .filter(
+                    webhook_endpoints::Column::LastSuccessAt
+                        .is_null()
+                        .or(webhook_endpoints::Column::LastSuccessAt
+                            .lt(attempt.at.micros() - LAST_SUCCESS_EVERY_MICROS)),
+                )
                 .exec(&txn)
                 .await?;
         }

@@ -87,7 +87,7 @@ impl PaymentFeed {
         settings: FeedSettings,
     ) -> Result<Self, DbError> {
         let backend = background.backend();
-        let reader_db = Db::connect_dedicated(config, READER_NAME, 1).await?;
+        let reader_db = Db::connect_dedicated(config, READER_NAME, 1, true).await?;
         // Fails the start-up when the database cannot be read at all.
         feed::head(&reader_db).await?;
         let (entries, _) = broadcast::channel(BUFFER);
