@@ -134,7 +134,7 @@ impl Application {
         // Background work (the change feed's nudges, merchant webhooks) has a pool of its own,
         // whose commits need not wait for the disk: all of it is done again if its record is
         // lost (see `Db::connect_dedicated`).
-        let background = Db::connect_dedicated(&config.database, BACKGROUND_NAME, 4, false).await?;
+        let background = Db::connect_dedicated(&config.database, BACKGROUND_NAME, 8, false).await?;
         let feed = PaymentFeed::start(background.clone(), &config.database, config.feed).await?;
         let deliveries = Deliveries::new(background, feed.clone(), config.deliveries)
             .map_err(StartupError::Processor)?;

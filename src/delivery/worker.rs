@@ -299,6 +299,8 @@ async fn dispatch_loop(
     } = deliveries;
     let mut inflight = JoinSet::new();
     loop {
+        // Attempts that have finished make room.
+        while inflight.try_join_next().is_some() {}
         let room = settings.concurrency.saturating_sub(inflight.len());
         if room > 0 {
             let now = Timestamp::now();
@@ -334,8 +336,18 @@ async fn dispatch_loop(
                 return;
             }
             _ = due.notified() => {}
-            Some(_) = inflight.join_next(), if !inflight.is_empty() => {}
+            // Claims go in batches: once half the attempts in flight have finished.
+            _ = drain_to(&mut inflight, settings.concurrency / 2), if !inflight.is_empty() => {}
             _ = tokio::time::sleep(wait) => {}
+        }
+    }
+}
+
+/// Waits until at most `left` attempts are still in flight.
+async fn drain_to(inflight: &mut JoinSet<()>, left: usize) {
+    while inflight.len() > left {
+        if inflight.join_next().await.is_none() {
+            return;
         }
     }
 }
