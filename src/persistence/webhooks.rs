@@ -6,7 +6,7 @@ use sea_orm::ActiveValue::Set;
 use sea_orm::sea_query::{Expr, ExprTrait, OnConflict};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseTransaction, DbBackend, EntityTrait,
-    IntoActiveModel, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Statement,
+    IntoActiveModel, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Select, Statement,
 };
 
 use super::entities::{feed_cursors, webhook_attempts, webhook_deliveries, webhook_endpoints};
@@ -93,10 +93,6 @@ fn delivery(row: webhook_deliveries::Model) -> Result<WebhookDelivery, DbError> 
         next_attempt_at: row.next_attempt_at.map(Timestamp::from_micros),
         created_at: Timestamp::from_micros(row.created_at),
     })
-}
-
-fn deliveries(rows: Vec<webhook_deliveries::Model>) -> Result<Vec<WebhookDelivery>, DbError> {
-    rows.into_iter().map(delivery).collect()
 }
 
 fn attempt(row: webhook_attempts::Model) -> WebhookAttempt {
@@ -215,36 +211,67 @@ pub struct Page<T> {
     pub has_previous: bool,
 }
 
-/// Keyset pages over `(created_at, id)`, newest first, of any table that has both columns.
-macro_rules! keyset_page {
-    ($conn:expr, $select:expr, $created:expr, $id:expr, $request:expr) => {{
-        let request: &PageRequest = $request;
-        let key = |p: &Position| Expr::tuple([Expr::value(p.key), Expr::value(p.id.clone())]);
-        let columns = || Expr::tuple([Expr::col($created), Expr::col($id)]);
-        let mut select = $select;
-        if let Some(after) = &request.after {
-            select = select.filter(columns().lt(key(after)));
-        }
-        if let Some(before) = &request.before {
-            select = select.filter(columns().gt(key(before)));
-        }
-        let (limit, backward) = match request.size {
-            PageSize::First(n) => (n, false),
-            PageSize::Last(n) => (n, true),
-        };
-        let ordered = if backward {
-            select.order_by_asc($created).order_by_asc($id)
-        } else {
-            select.order_by_desc($created).order_by_desc($id)
-        };
-        let mut rows = ordered.limit(limit + 1).all($conn).await?;
-        let more = rows.len() as u64 > limit;
-        rows.truncate(limit as usize);
-        if backward {
-            rows.reverse();
-        }
-        (rows, more, backward)
-    }};
+impl<T> Page<T> {
+    fn map<U>(self, f: impl FnMut(T) -> Result<U, DbError>) -> Result<Page<U>, DbError> {
+        Ok(Page {
+            rows: self.rows.into_iter().map(f).collect::<Result<_, _>>()?,
+            has_next: self.has_next,
+            has_previous: self.has_previous,
+        })
+    }
+}
+
+/// A keyset page over `(created_at, id)`, newest first, of the rows `base` selects. The flag
+/// for the side opposite to paging costs a count of the rows beyond the cursor given.
+async fn keyset_page<E>(
+    db: &Db,
+    base: Select<E>,
+    created: E::Column,
+    id: E::Column,
+    request: &PageRequest,
+) -> Result<Page<E::Model>, DbError>
+where
+    E: EntityTrait,
+    E::Model: Sync,
+{
+    let key = |p: &Position| Expr::tuple([Expr::value(p.key), Expr::value(p.id.clone())]);
+    let columns = || Expr::tuple([Expr::col(created), Expr::col(id)]);
+    let mut select = base.clone();
+    if let Some(after) = &request.after {
+        select = select.filter(columns().lt(key(after)));
+    }
+    if let Some(before) = &request.before {
+        select = select.filter(columns().gt(key(before)));
+    }
+    let (limit, backward) = match request.size {
+        PageSize::First(n) => (n, false),
+        PageSize::Last(n) => (n, true),
+    };
+    let ordered = if backward {
+        select.order_by_asc(created).order_by_asc(id)
+    } else {
+        select.order_by_desc(created).order_by_desc(id)
+    };
+    let mut rows = ordered.limit(limit + 1).all(db.conn()).await?;
+    let more = rows.len() as u64 > limit;
+    rows.truncate(limit as usize);
+    if backward {
+        rows.reverse();
+    }
+    let beyond = match (backward, &request.after, &request.before) {
+        (false, Some(after), _) => Some(base.filter(columns().gte(key(after)))),
+        (true, _, Some(before)) => Some(base.filter(columns().lte(key(before)))),
+        _ => None,
+    };
+    let other_side = match beyond {
+        Some(beyond) => beyond.count(db.conn()).await? > 0,
+        None => false,
+    };
+    Ok(Page {
+        rows,
+        has_next: if backward { other_side } else { more },
+        has_previous: if backward { more } else { other_side },
+    })
 }
 
 pub async fn endpoint_page(
@@ -253,28 +280,10 @@ pub async fn endpoint_page(
     request: &PageRequest,
 ) -> Result<Page<WebhookEndpoint>, DbError> {
     use webhook_endpoints::{Column, Entity};
-    let base = || Entity::find().filter(Column::AccountId.eq(account_id));
-    let (rows, more, backward) =
-        keyset_page!(db.conn(), base(), Column::CreatedAt, Column::Id, request);
-    let beyond = |p: &Position, newer: bool| {
-        let columns = Expr::tuple([Expr::col(Column::CreatedAt), Expr::col(Column::Id)]);
-        let key = Expr::tuple([Expr::value(p.key), Expr::value(p.id.clone())]);
-        base().filter(if newer {
-            columns.gte(key)
-        } else {
-            columns.lte(key)
-        })
-    };
-    let other_side = match (backward, &request.after, &request.before) {
-        (false, Some(after), _) => beyond(after, true).count(db.conn()).await? > 0,
-        (true, _, Some(before)) => beyond(before, false).count(db.conn()).await? > 0,
-        _ => false,
-    };
-    Ok(Page {
-        rows: rows.into_iter().map(endpoint).collect::<Result<_, _>>()?,
-        has_next: if backward { other_side } else { more },
-        has_previous: if backward { more } else { other_side },
-    })
+    let base = Entity::find().filter(Column::AccountId.eq(account_id));
+    keyset_page(db, base, Column::CreatedAt, Column::Id, request)
+        .await?
+        .map(endpoint)
 }
 
 /// Enabled endpoints of the given accounts.
@@ -312,32 +321,12 @@ pub async fn delivery_page(
     request: &PageRequest,
 ) -> Result<Page<WebhookDelivery>, DbError> {
     use webhook_deliveries::{Column, Entity};
-    let base = || {
-        Entity::find()
-            .filter(Column::AccountId.eq(account_id))
-            .filter(Column::EndpointId.eq(endpoint_id))
-    };
-    let (rows, more, backward) =
-        keyset_page!(db.conn(), base(), Column::CreatedAt, Column::Id, request);
-    let beyond = |p: &Position, newer: bool| {
-        let columns = Expr::tuple([Expr::col(Column::CreatedAt), Expr::col(Column::Id)]);
-        let key = Expr::tuple([Expr::value(p.key), Expr::value(p.id.clone())]);
-        base().filter(if newer {
-            columns.gte(key)
-        } else {
-            columns.lte(key)
-        })
-    };
-    let other_side = match (backward, &request.after, &request.before) {
-        (false, Some(after), _) => beyond(after, true).count(db.conn()).await? > 0,
-        (true, _, Some(before)) => beyond(before, false).count(db.conn()).await? > 0,
-        _ => false,
-    };
-    Ok(Page {
-        rows: deliveries(rows)?,
-        has_next: if backward { other_side } else { more },
-        has_previous: if backward { more } else { other_side },
-    })
+    let base = Entity::find()
+        .filter(Column::AccountId.eq(account_id))
+        .filter(Column::EndpointId.eq(endpoint_id));
+    keyset_page(db, base, Column::CreatedAt, Column::Id, request)
+        .await?
+        .map(delivery)
 }
 
 pub async fn find_delivery(

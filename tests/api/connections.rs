@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use graphpay::config::Config;
-use graphpay::persistence::{DbConfig, accounts};
+use graphpay::persistence::accounts;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -424,16 +424,7 @@ async fn a_database_that_goes_away_is_reported_promptly_and_its_return_is_seen()
         "postgres://{user}@127.0.0.1:{}/{}",
         forwarder.port, database.name
     );
-    let app = TestApp::spawn_with(Backend::Postgres, |c| {
-        c.database = DbConfig {
-            url: via_forwarder,
-            schema: None,
-            max_connections: 4,
-            busy_timeout: Duration::from_secs(5),
-            acquire_timeout: Duration::from_secs(1),
-        };
-    })
-    .await;
+    let app = TestApp::spawn_on(via_forwarder).await;
     let key = accounts::create(&app.server_db, "Alice")
         .await
         .unwrap()

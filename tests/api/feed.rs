@@ -8,8 +8,8 @@ use graphpay::domain::currency::Currency;
 use graphpay::domain::money::MinorUnits;
 use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
+use graphpay::persistence::accounts;
 use graphpay::persistence::payments::{self, NewPayment};
-use graphpay::persistence::{DbConfig, accounts};
 use graphpay::service::feed::READER_NAME;
 use serde_json::{Value, json};
 
@@ -68,16 +68,7 @@ async fn changes_made_while_the_feed_is_kept_out_of_the_database_arrive_once_in_
     let server = server_url();
     let database = OwnDatabase::create(&server).await;
     let url = database.url(&server);
-    let app = TestApp::spawn_with(Backend::Postgres, |c| {
-        c.database = DbConfig {
-            url,
-            schema: None,
-            max_connections: 4,
-            busy_timeout: Duration::from_secs(5),
-            acquire_timeout: Duration::from_secs(1),
-        };
-    })
-    .await;
+    let app = TestApp::spawn_on(url).await;
     let key = accounts::create(&app.server_db, "Alice")
         .await
         .unwrap()
@@ -226,16 +217,7 @@ async fn a_change_made_through_one_gateway_process_reaches_a_subscriber_of_anoth
 async fn subscribers_hear_every_change_across_a_restart_of_postgresql_postgres() {
     let cluster = OwnCluster::start().await;
     let url = cluster.url();
-    let app = TestApp::spawn_with(Backend::Postgres, |c| {
-        c.database = DbConfig {
-            url,
-            schema: None,
-            max_connections: 4,
-            busy_timeout: Duration::from_secs(5),
-            acquire_timeout: Duration::from_secs(1),
-        };
-    })
-    .await;
+    let app = TestApp::spawn_on(url).await;
     let key = accounts::create(&app.server_db, "Alice")
         .await
         .unwrap()

@@ -188,6 +188,22 @@ impl TestApp {
         }
     }
 
+    /// A gateway on the PostgreSQL database at `url` (a test's own: its default schema), with
+    /// a small pool that gives up on the database within a second.
+    #[allow(dead_code)]
+    pub async fn spawn_on(url: String) -> Self {
+        Self::spawn_with(Backend::Postgres, |c| {
+            c.database = DbConfig {
+                url,
+                schema: None,
+                max_connections: 4,
+                busy_timeout: Duration::from_secs(5),
+                acquire_timeout: Duration::from_secs(1),
+            };
+        })
+        .await
+    }
+
     /// A gateway whose sandbox never sends webhooks on its own during a test; the webhooks a
     /// test sends are signed with `whsec_test`.
     pub async fn quiet(backend: Backend) -> Self {
