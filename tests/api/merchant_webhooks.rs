@@ -571,3 +571,73 @@ async fn pending_deliveries_survive_a_killed_gateway(backend: Backend) {
 }
 
 on_both_backends_fn!(pending_deliveries_survive_a_killed_gateway);
+
+/// Every size and count a client controls here is bounded: the URL's length, the
+/// description's, the number of endpoints; and a cursor of one list is refused by another.
+async fn endpoint_inputs_are_bounded(backend: Backend) {
+    let app = gateway(backend).await;
+    let (_, key) = app.account("Alice").await;
+    let receiver = Receiver::accepting().await;
+    let refused = |input: Value| {
+        let (app, key) = (&app, key.clone());
+        async move {
+            let (_, body) = app
+                .post(Some(&key), CREATE_ENDPOINT, json!({"input": input}))
+                .await;
+            (
+                first_error_code(&body).to_string(),
+                error_extension(&body, "field").clone(),
+            )
+        }
+    };
+    let long_url = format!("{}?{}", receiver.url, "a".repeat(3_000));
+    assert_eq!(
+        refused(json!({"url": long_url})).await,
+        ("BAD_USER_INPUT".to_string(), json!("input.url"))
+    );
+    assert_eq!(
+        refused(json!({"url": receiver.url, "description": "d".repeat(501)})).await,
+        ("BAD_USER_INPUT".to_string(), json!("input.description"))
+    );
+    for n in 0..20 {
+        endpoint(&app, &key, &format!("{}?n={n}", receiver.url), json!([])).await;
+    }
+    assert_eq!(
+        refused(json!({"url": receiver.url})).await,
+        ("BAD_USER_INPUT".to_string(), json!("input.url"))
+    );
+
+    // A cursor of one endpoint's deliveries is not a cursor of the endpoint list.
+    let listed = app
+        .query(
+            &key,
+            "{ webhookEndpoints(first: 1) { edges { cursor node { id } } } }",
+            json!({}),
+        )
+        .await;
+    let endpoint_id = listed["webhookEndpoints"]["edges"][0]["node"]["id"].clone();
+    let endpoint_cursor = listed["webhookEndpoints"]["edges"][0]["cursor"].clone();
+    let (_, body) = app
+        .post(
+            Some(&key),
+            "query($id: ID!, $after: String) { node(id: $id) { ... on WebhookEndpoint {
+               deliveries(after: $after) { edges { cursor } } } } }",
+            json!({"id": endpoint_id, "after": endpoint_cursor}),
+        )
+        .await;
+    let code = first_error_code(&body).to_string();
+    assert!(
+        code == "INVALID_CURSOR" || code == "CURSOR_MISMATCH",
+        "{body}"
+    );
+    let (_, body) = app
+        .post(
+            Some(&key),
+            "{ webhookEndpoints(first: 101) { edges { cursor } } }",
+            json!({}),
+        )
+        .await;
+    assert_eq!(first_error_code(&body), "PAGE_SIZE_OUT_OF_RANGE", "{body}");
+}
+
+on_both_backends_fn!(endpoint_inputs_are_bounded);
