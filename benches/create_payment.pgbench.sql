@@ -1,5 +1,6 @@
 -- The statements one createPayment (fresh key, approved by the built-in sandbox) runs on
--- PostgreSQL, with the same shapes and in the same order: the key check, the claim with the
+-- PostgreSQL, with the same shapes and in the same order (the API key, checked once and then
+-- remembered for half a second, costs no statement here): the claim with the
 -- payment and its event (one statement), the sandbox's record of the charge, and the outcome
 -- with its event and the key's stored outcome (one statement). Each event carries the
 -- payment as the change left it (`snapshot`, about 420 bytes of JSON) and takes its feed
@@ -7,11 +8,10 @@
 -- those of `src/persistence/payment_writes/` (CLAIM_AND_CREATE in creates.rs,
 -- transition_in_one_statement in transitions.rs) with their parameters written in. pgbench runs this at the
 -- load benchmark's concurrency: the database's own limit for creates on this machine.
--- Variables: :account (set with -D account=...), :key_hash (-D key_hash=...). Run with
+-- Variables: :account (set with -D account=...). Run with
 -- `-M prepared`, as the gateway's driver prepares its statements too.
 \set r random(1, 9000000000000000)
 \set now random(1700000000000000, 1900000000000000)
-SELECT id, account_id, prefix, key_hash, created_at, revoked_at FROM api_keys WHERE key_hash = :key_hash AND revoked_at IS NULL LIMIT 1;
 WITH claim AS (INSERT INTO idempotency_keys (account_id, key, operation, request_hash, state, locked_at, payment_id, refund_id, outcome, created_at, updated_at) VALUES (:account, 'pgb-' || :client_id::text || '-' || :r::text, 'createPayment', md5(:r::text), 'started', :now, 'pay_pgb' || :client_id::text || '_' || :r::text, NULL, NULL, :now, :now) ON CONFLICT (account_id, key) DO NOTHING RETURNING payment_id), payment AS (INSERT INTO payments (id, account_id, amount, currency, status, amount_refunded, source, description, failure_code, failure_message, processor_key, processor_ref, version, created_at, updated_at) SELECT payment_id, :account, 1000, 'USD', 'PROCESSING', 0, 'tok_visa', NULL, NULL, NULL, payment_id, NULL, 0, :now, :now FROM claim RETURNING id), event AS (INSERT INTO payment_events (id, payment_id, account_id, from_status, to_status, reason, created_at, snapshot) SELECT 'evt_pgb' || :client_id::text || '_' || :r::text || 'a', id, :account, NULL, 'PROCESSING', 'created', :now, repeat('x', 420) FROM payment) SELECT 1 FROM payment;
 INSERT INTO sandbox_operations (idempotency_key, kind, reference, source, amount, currency, status, failure_code, attempts, created_at) VALUES ('pay_pgb' || :client_id::text || '_' || :r::text, 'charge', 'ch_' || :r::text, 'tok_visa', 1000, 'USD', 'approved', NULL, 1, :now) ON CONFLICT (idempotency_key) DO NOTHING RETURNING idempotency_key, kind, reference, source, amount, currency, status, failure_code, attempts, created_at;
 WITH updated AS (UPDATE payments SET status = 'SUCCEEDED', version = version + 1, updated_at = :now, failure_code = NULL, failure_message = NULL, processor_ref = 'ch_' || :r::text, amount_refunded = 0 WHERE id = 'pay_pgb' || :client_id::text || '_' || :r::text AND version = 0 RETURNING id), event AS (INSERT INTO payment_events (id, payment_id, account_id, from_status, to_status, reason, created_at, snapshot) SELECT 'evt_pgb' || :client_id::text || '_' || :r::text || 'b', id, :account, 'PROCESSING', 'SUCCEEDED', 'approved by the processor', :now, repeat('x', 420) FROM updated), completed AS (UPDATE idempotency_keys SET state = 'done', payment_id = 'pay_pgb' || :client_id::text || '_' || :r::text, outcome = repeat('x', 600), locked_at = NULL, updated_at = :now WHERE account_id = :account AND key = 'pgb-' || :client_id::text || '-' || :r::text AND state = 'started' AND EXISTS (SELECT 1 FROM updated)) SELECT 1 FROM updated;

@@ -22,6 +22,7 @@ use crate::processor::breaker::CircuitBreaker;
 use crate::processor::http_client::HttpProcessor;
 use crate::processor::{Processor, Retrying};
 use crate::sandbox::{Sandbox, WebhookTarget};
+use crate::service::accounts::Keys;
 use crate::service::feed::PaymentFeed;
 use crate::service::idempotency::IdempotencySettings;
 use crate::service::payments::PaymentService;
@@ -151,6 +152,7 @@ impl Application {
         };
         let state = AppState {
             db: db.clone(),
+            keys: Keys::new(db.clone(), config.live_key_ttl),
             schema: graphql::build(
                 db.clone(),
                 CursorCodec::new(cursor_secret.as_bytes()),

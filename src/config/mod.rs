@@ -17,6 +17,7 @@ use crate::http::ConnectionLimits;
 use crate::persistence::DbConfig;
 use crate::processor::CallLimits;
 use crate::processor::breaker::BreakerSettings;
+use crate::service::accounts::LIVE_KEY_TTL;
 use crate::service::feed::FeedSettings;
 use crate::service::idempotency::IdempotencySettings;
 use crate::service::reconcile::ReconcileSettings;
@@ -340,6 +341,9 @@ pub struct Config {
     pub connections: ConnectionLimits,
     pub feed: FeedSettings,
     pub deliveries: DeliverySettings,
+    /// How long a live API key is trusted without a database round trip; a revoked key stops
+    /// working everywhere within it. Not a flag: the contract promises one second.
+    pub live_key_ttl: Duration,
 }
 
 impl From<ServeArgs> for Config {
@@ -395,6 +399,7 @@ impl From<ServeArgs> for Config {
             },
             connections: args.connections.limits(),
             feed: FeedSettings::default(),
+            live_key_ttl: LIVE_KEY_TTL,
             deliveries: DeliverySettings {
                 policy: AddressPolicy {
                     allow_private: args.webhooks_allow_private_addresses,
@@ -444,6 +449,7 @@ impl Config {
             connections: ConnectionLimits::default(),
             feed: FeedSettings::default(),
             deliveries: DeliverySettings::default(),
+            live_key_ttl: LIVE_KEY_TTL,
         }
     }
 }

@@ -32,7 +32,12 @@ pub fn generate() -> NewApiKey {
 
 /// The stored form of a key: lowercase hex SHA-256.
 pub fn hash(secret: &str) -> String {
-    hex::encode(Sha256::digest(secret.as_bytes()))
+    hex::encode(digest(secret))
+}
+
+/// The SHA-256 of a key, whose hex is what is stored.
+pub fn digest(secret: &str) -> [u8; 32] {
+    Sha256::digest(secret.as_bytes()).into()
 }
 
 /// Cheap shape check before any database work.

@@ -1,11 +1,11 @@
-//! Bearer API keys, resolved to the account they belong to on every request.
+//! Bearer API keys, resolved to the account they belong to on every request (through
+//! [`Keys`], which remembers live keys for half a second).
 
 use axum::http::HeaderMap;
 use axum::http::header::AUTHORIZATION;
 
 use crate::error::ApiError;
-use crate::persistence::Db;
-use crate::service::accounts;
+use crate::service::accounts::Keys;
 
 /// The key from an `Authorization: Bearer <key>` value, if it has that shape.
 pub fn bearer(value: Option<&str>) -> Option<&str> {
@@ -18,17 +18,16 @@ pub fn bearer(value: Option<&str>) -> Option<&str> {
 }
 
 /// The account the request's key belongs to, or `UNAUTHENTICATED`.
-pub async fn account_of(db: &Db, headers: &HeaderMap) -> Result<String, ApiError> {
+pub async fn account_of(keys: &Keys, headers: &HeaderMap) -> Result<String, ApiError> {
     let header = headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok());
-    authenticate(db, header).await
+    authenticate(keys, header).await
 }
 
 /// Checks an `Authorization` value (from a header or a WebSocket `connection_init`).
-pub async fn authenticate(db: &Db, authorization: Option<&str>) -> Result<String, ApiError> {
+pub async fn authenticate(keys: &Keys, authorization: Option<&str>) -> Result<String, ApiError> {
     let key = bearer(authorization).ok_or(ApiError::Unauthenticated)?;
-    accounts::account_for_key(db, key)
-        .await?
-        .ok_or(ApiError::Unauthenticated)
+    let owner = keys.owner(key).await?.ok_or(ApiError::Unauthenticated)?;
+    Ok(owner.account_id.clone())
 }
 
 #[cfg(test)]

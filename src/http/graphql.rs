@@ -31,7 +31,7 @@ pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: Bo
         reply(status, &BatchResponse::Single(response))
     };
 
-    let account_id = match auth::account_of(&state.db, &headers).await {
+    let account_id = match auth::account_of(&state.keys, &headers).await {
         Ok(account_id) => account_id,
         Err(err) => {
             let status = match err {

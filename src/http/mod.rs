@@ -21,11 +21,11 @@ use tower::ServiceBuilder;
 use tower_http::request_id::{
     MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
 };
-use tower_http::trace::{DefaultOnResponse, TraceLayer};
-use tracing::Level;
+use tower_http::trace::TraceLayer;
 
 use crate::graphql::AppSchema;
 use crate::persistence::Db;
+use crate::service::accounts::Keys;
 use crate::service::feed::PaymentFeed;
 
 pub use playground::PlaygroundPage;
@@ -35,6 +35,8 @@ pub use server::{ConnectionLimits, serve};
 #[derive(Clone)]
 pub struct AppState {
     pub db: Db,
+    /// The API-key check.
+    pub keys: Keys,
     pub schema: AppSchema,
     pub playground: Arc<PlaygroundPage>,
     pub request_timeout: Duration,
@@ -66,6 +68,23 @@ impl MakeRequestId for UlidRequestId {
     }
 }
 
+/// Answers slower than this are logged at `info`; the rest only at `debug`.
+const SLOW_RESPONSE: Duration = Duration::from_secs(1);
+
+/// One line per response costs more than a fast request itself, so a response is logged at the
+/// default level only when something is wrong: it was slow, or it was a server error (which
+/// the trace layer's failure hook also logs, at `error`). Everything is counted in the
+/// metrics either way; `RUST_LOG=graphpay=debug` logs every response.
+fn log_response<B>(response: &axum::http::Response<B>, latency: Duration, _: &tracing::Span) {
+    let status = response.status().as_u16();
+    let latency_ms = latency.as_secs_f64() * 1e3;
+    if latency >= SLOW_RESPONSE || response.status().is_server_error() {
+        tracing::info!(status, latency_ms, "slow or failed response");
+    } else {
+        tracing::debug!(status, latency_ms, "response");
+    }
+}
+
 pub fn router(state: AppState) -> Router {
     let trace = TraceLayer::new_for_http()
         .make_span_with(|req: &Request<_>| {
@@ -82,7 +101,7 @@ pub fn router(state: AppState) -> Router {
                 operation = tracing::field::Empty,
             )
         })
-        .on_response(DefaultOnResponse::new().level(Level::INFO));
+        .on_response(log_response);
     let body_read_timeout = state.connections.body_read_timeout;
     Router::new()
         .route("/graphql", get(playground::page).post(graphql::execute))

@@ -95,13 +95,14 @@ async fn serve(socket: WebSocket, state: AppState, protocol: WebSocketProtocols)
     let on_init = {
         let handshake = handshake.clone();
         let db = state.db.clone();
+        let keys = state.keys.clone();
         move |payload: serde_json::Value| async move {
             handshake.init_received.store(true, Ordering::Relaxed);
             let authorization = payload
                 .get("Authorization")
                 .or_else(|| payload.get("authorization"))
                 .and_then(|v| v.as_str());
-            match auth::authenticate(&db, authorization).await {
+            match auth::authenticate(&keys, authorization).await {
                 Ok(account_id) => Ok(graphql::data_for(&db, account_id)),
                 Err(err) => {
                     let refusal = match err {

@@ -117,15 +117,12 @@ pub async fn list_keys(db: &Db, account_id: &str) -> Result<Vec<ApiKey>, DbError
         .map_err(DbError::from)
 }
 
-/// The account an API key belongs to, when the key is well formed, known and not revoked.
-pub async fn authenticate(db: &Db, secret: &str) -> Result<Option<String>, DbError> {
-    if !api_key::looks_like_key(secret) {
-        return Ok(None);
-    }
+/// The id of the live (not revoked) key stored as `key_hash`, and the account it belongs to.
+pub async fn authenticate(db: &Db, key_hash: &str) -> Result<Option<(String, String)>, DbError> {
     let key = api_keys::Entity::find()
-        .filter(api_keys::Column::KeyHash.eq(api_key::hash(secret)))
+        .filter(api_keys::Column::KeyHash.eq(key_hash))
         .filter(api_keys::Column::RevokedAt.is_null())
         .one(db.conn())
         .await?;
-    Ok(key.map(|k| k.account_id))
+    Ok(key.map(|k| (k.id, k.account_id)))
 }

@@ -1,6 +1,8 @@
 use serde_json::json;
 
-use crate::helpers::{first_error_code, on_both_backends};
+use std::time::Duration;
+
+use crate::helpers::{Backend, TestApp, first_error_code, on_both_backends, on_both_backends_fn};
 
 const VIEWER: &str = "query Viewer { viewer { id name } }";
 
@@ -65,3 +67,64 @@ on_both_backends! {
         assert!(keys[0].prefix.len() < 16);
     }
 }
+
+/// A key in use is remembered by each instance for half a second; the contract promises that a
+/// revoked key stops working on every instance within one second. Both instances have just
+/// used the key (so both remember it) when it is revoked; a second later, neither accepts it.
+async fn a_key_revoked_while_in_use_stops_working_on_every_instance_within_a_second(
+    backend: Backend,
+) {
+    let first = TestApp::spawn(backend).await;
+    let second = first.another_instance().await;
+    let (account_id, key) = first.account("Acme").await;
+    let (_, other_key) = graphpay::persistence::accounts::create_key(&first.db, &account_id)
+        .await
+        .unwrap()
+        .unwrap();
+    for app in [&first, &second] {
+        for _ in 0..3 {
+            app.query(&key, VIEWER, json!({})).await;
+        }
+    }
+    let revoked = graphpay::persistence::accounts::revoke_key(&first.db, &key[..12])
+        .await
+        .unwrap();
+    assert!(revoked.is_some());
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    for app in [&first, &second] {
+        let (status, body) = app.post(Some(&key), VIEWER, json!({})).await;
+        assert_eq!(status, 401, "{body}");
+        assert_eq!(first_error_code(&body), "UNAUTHENTICATED");
+        app.query(&other_key, VIEWER, json!({})).await;
+    }
+}
+
+/// A live key is looked up once and then remembered: more requests with it cost no further
+/// key check (the remembering time is an hour here, so a slow machine cannot blur the count).
+async fn a_key_in_use_costs_no_database_round_trip_per_request(backend: Backend) {
+    let app = TestApp::spawn_with(backend, |c| c.live_key_ttl = Duration::from_secs(3600)).await;
+    let (_, key) = app.account("Acme").await;
+    app.query(&key, VIEWER, json!({})).await;
+    let before = app.server_db.statements_run();
+    app.query(&key, VIEWER, json!({})).await;
+    let one = app.server_db.statements_run() - before;
+    for _ in 0..10 {
+        app.query(&key, VIEWER, json!({})).await;
+    }
+    let eleven = app.server_db.statements_run() - before;
+    assert_eq!(one, 1, "the viewer's account only");
+    assert_eq!(eleven, 11);
+    // A made-up key of the right shape is never remembered: each one is looked up.
+    let made_up = format!("gpk_{}", "A".repeat(43));
+    for _ in 0..3 {
+        let before = app.server_db.statements_run();
+        let (status, _) = app.post(Some(&made_up), VIEWER, json!({})).await;
+        assert_eq!(status, 401);
+        assert_eq!(app.server_db.statements_run() - before, 1);
+    }
+}
+
+on_both_backends_fn!(
+    a_key_revoked_while_in_use_stops_working_on_every_instance_within_a_second,
+    a_key_in_use_costs_no_database_round_trip_per_request,
+);
