@@ -52,6 +52,16 @@ pub enum ApiError {
     },
     ParseFailed(String),
     ValidationFailed(String),
+    /// The credential is valid but may not use `field`; `required_scope` names the scope that
+    /// would allow it, `None` when only a secret API key may.
+    Forbidden {
+        field: String,
+        required_scope: Option<&'static str>,
+    },
+    /// A `documentId` that is not registered.
+    PersistedQueryNotFound(String),
+    /// Free query text from a credential that may run trusted documents only.
+    PersistedQueryRequired,
     Internal,
 }
 
@@ -75,6 +85,9 @@ impl ApiError {
             ApiError::Throttled { .. } => codes::THROTTLED,
             ApiError::ParseFailed(_) => codes::GRAPHQL_PARSE_FAILED,
             ApiError::ValidationFailed(_) => codes::GRAPHQL_VALIDATION_FAILED,
+            ApiError::Forbidden { .. } => codes::FORBIDDEN,
+            ApiError::PersistedQueryNotFound(_) => codes::PERSISTED_QUERY_NOT_FOUND,
+            ApiError::PersistedQueryRequired => codes::PERSISTED_QUERY_REQUIRED,
             ApiError::Internal => codes::INTERNAL,
         }
     }
@@ -82,9 +95,24 @@ impl ApiError {
     /// What went wrong and what to do, for the client.
     pub fn message(&self) -> String {
         match self {
-            ApiError::Unauthenticated => {
-                "a valid API key is required: send `Authorization: Bearer <key>`".into()
-            }
+            ApiError::Unauthenticated => "a valid API key or client token is required: send \
+                `Authorization: Bearer <key or token>`"
+                .into(),
+            ApiError::Forbidden {
+                field,
+                required_scope: Some(scope),
+            } => format!("this client token may not use `{field}`: that needs the {scope} scope"),
+            ApiError::Forbidden {
+                field,
+                required_scope: None,
+            } => format!("`{field}` needs a secret API key; client tokens may not use it"),
+            ApiError::PersistedQueryNotFound(id) => format!(
+                "no trusted document is registered with the id {id:?}; send one of the \
+                 registered ids"
+            ),
+            ApiError::PersistedQueryRequired => "this credential may run trusted documents \
+                only: send `documentId` instead of `query`"
+                .into(),
             ApiError::BadUserInput { message, .. } => message.clone(),
             ApiError::InvalidAmount(m)
             | ApiError::InvalidCurrency(m)
@@ -155,6 +183,10 @@ impl From<ServiceError> for ApiError {
             ServiceError::InvalidTransition(refused) => refused.into(),
             ServiceError::RefundExceedsAvailable(m) => ApiError::RefundExceedsAvailable(m),
             ServiceError::ProcessorUnavailable => ApiError::ProcessorUnavailable,
+            ServiceError::Forbidden { field } => ApiError::Forbidden {
+                field,
+                required_scope: None,
+            },
             ServiceError::Store(err) => ApiError::internal(err),
             ServiceError::Internal(cause) => ApiError::internal(cause),
         }
@@ -179,6 +211,10 @@ impl From<ApiError> for async_graphql::Error {
             ext.set("code", err.code());
             match &err {
                 ApiError::BadUserInput { field, .. } => ext.set("field", field.as_str()),
+                ApiError::Forbidden {
+                    required_scope: Some(scope),
+                    ..
+                } => ext.set("requiredScope", *scope),
                 ApiError::RequestInProgress {
                     retry_after_seconds,
                 } => ext.set("retryAfterSeconds", *retry_after_seconds),
@@ -218,6 +254,9 @@ pub mod codes {
     pub const THROTTLED: &str = "THROTTLED";
     pub const GRAPHQL_PARSE_FAILED: &str = "GRAPHQL_PARSE_FAILED";
     pub const GRAPHQL_VALIDATION_FAILED: &str = "GRAPHQL_VALIDATION_FAILED";
+    pub const FORBIDDEN: &str = "FORBIDDEN";
+    pub const PERSISTED_QUERY_NOT_FOUND: &str = "PERSISTED_QUERY_NOT_FOUND";
+    pub const PERSISTED_QUERY_REQUIRED: &str = "PERSISTED_QUERY_REQUIRED";
     pub const INTERNAL: &str = "INTERNAL";
 }
 

@@ -12,6 +12,7 @@ use tokio::sync::watch;
 
 use crate::config::Config;
 use crate::delivery::worker::Deliveries;
+use crate::domain::client_token::TokenSigner;
 use crate::domain::cursor::CursorCodec;
 use crate::domain::time::Timestamp;
 use crate::graphql::{self, Guards, SubscriptionSlots};
@@ -150,14 +151,20 @@ impl Application {
             throttle: Arc::new(Throttle::new(config.throttle.clone())),
             subscriptions: SubscriptionSlots::new(config.max_subscriptions_per_account),
         };
+        let keys = Keys::new(
+            db.clone(),
+            config.live_key_ttl,
+            TokenSigner::new(cursor_secret.as_bytes()),
+        );
         let state = AppState {
             db: db.clone(),
-            keys: Keys::new(db.clone(), config.live_key_ttl),
+            keys: keys.clone(),
             schema: graphql::build(
                 db.clone(),
                 CursorCodec::new(cursor_secret.as_bytes()),
                 payments.clone(),
                 WebhookEndpoints::new(db.clone(), config.deliveries.policy),
+                keys.clone(),
                 guards,
             ),
             playground: Arc::new(PlaygroundPage::new(

@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod api_key;
+pub mod client_token;
 pub mod currency;
 pub mod cursor;
 pub mod feed;

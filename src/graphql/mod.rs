@@ -1,5 +1,6 @@
 //! The GraphQL schema: root types, object types, scalars, loaders and limits.
 
+mod client_tokens;
 mod connection;
 pub mod limits;
 mod loaders;
@@ -10,6 +11,7 @@ mod objects;
 mod query;
 mod relations;
 mod scalars;
+pub mod scopes;
 mod subscription;
 mod webhooks;
 
@@ -28,6 +30,7 @@ pub use mutation::Mutation;
 pub use query::Query;
 pub use subscription::{Subscription, SubscriptionSlots};
 
+use crate::service::accounts::{Caller, Keys};
 use crate::service::payments::PaymentService;
 use crate::service::throttle::Throttle;
 use crate::service::webhook_endpoints::WebhookEndpoints;
@@ -35,10 +38,21 @@ use crate::service::webhook_endpoints::WebhookEndpoints;
 pub type AppSchema = Schema<Query, Mutation, Subscription>;
 
 /// The account a request acts for, put into every request's data by the HTTP layer after the
-/// API key has been checked. Resolvers read only this account's rows.
+/// credential has been checked. Resolvers read only this account's rows.
 #[derive(Clone, Debug)]
 pub struct Viewer {
     pub account_id: String,
+    /// The credential: a secret key, or a client token with its scopes.
+    pub caller: Caller,
+}
+
+impl From<Caller> for Viewer {
+    fn from(caller: Caller) -> Self {
+        Viewer {
+            account_id: caller.account_id.clone(),
+            caller,
+        }
+    }
 }
 
 /// What every request is held to: the query limits and cost (`None`: unchecked, for
@@ -54,6 +68,7 @@ pub fn build(
     cursors: CursorCodec,
     payments: PaymentService,
     endpoints: WebhookEndpoints,
+    keys: Keys,
     guards: Guards,
 ) -> AppSchema {
     let builder = Schema::build(Query, Mutation, Subscription)
@@ -61,25 +76,27 @@ pub fn build(
         .data(payments)
         .data(endpoints)
         .data(cursors)
+        .data(keys)
         .data(guards.subscriptions)
         .extension(metrics::RequestMetrics)
         .extension(ErrorCodes);
-    match guards.query {
+    let builder = match guards.query {
         Some(limits) => builder.extension(limits::Guard::new(
             limits,
             TypeTable::from_sdl(&sdl()),
             guards.throttle,
         )),
         None => builder,
-    }
-    .finish()
+    };
+    // After the limits, which parse the document only once its text has passed them.
+    builder.extension(scopes::ScopeCheck).finish()
 }
 
 /// What a request (or a subscription connection) needs: the viewer and account-scoped loaders.
-pub fn data_for(db: &Db, account_id: String) -> Data {
+pub fn data_for(db: &Db, caller: Caller) -> Data {
     let mut data = Data::default();
-    data.insert(loader(db, &account_id));
-    data.insert(Viewer { account_id });
+    data.insert(loader(db, &caller.account_id));
+    data.insert(Viewer::from(caller));
     data
 }
 
@@ -99,11 +116,11 @@ fn loader(db: &Db, account_id: &str) -> DataLoader<loaders::AccountLoader> {
 pub fn request_for(
     request: async_graphql::Request,
     db: &Db,
-    account_id: String,
+    caller: Caller,
 ) -> async_graphql::Request {
-    let loader = loader(db, &account_id);
+    let loader = loader(db, &caller.account_id);
     request
-        .data(Viewer { account_id })
+        .data(Viewer::from(caller))
         .data(loader)
         .data(limits::OverHttp)
 }

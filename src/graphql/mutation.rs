@@ -4,7 +4,7 @@ use async_graphql::{Context, ID, InputObject, Object, Result, SimpleObject};
 
 use super::objects::{Payment, Refund};
 use super::scalars::Currency;
-use super::{Viewer, webhooks};
+use super::{Viewer, client_tokens, webhooks};
 use crate::domain::idempotency::IdempotencyKey;
 use crate::error::ApiError;
 use crate::service::payments::{CreatePayment, PaymentResult, PaymentService};
@@ -167,6 +167,17 @@ impl Mutation {
         id: ID,
     ) -> Result<webhooks::DeleteWebhookEndpointPayload> {
         webhooks::delete(ctx, id).await
+    }
+
+    /// Mints a short-lived client token for a browser, limited to `scopes` (secret API keys
+    /// only). Nothing is stored: the token is signed, and revoking the key that minted it
+    /// revokes it.
+    async fn create_client_token(
+        &self,
+        ctx: &Context<'_>,
+        input: client_tokens::CreateClientTokenInput,
+    ) -> Result<client_tokens::ClientTokenPayload> {
+        client_tokens::create(ctx, input).await
     }
 
     /// Sends a delivery again now, with the same event id and body.

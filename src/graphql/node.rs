@@ -41,6 +41,12 @@ pub async fn resolve(ctx: &Context<'_>, id: &str) -> Result<Option<Node>> {
             .load_one(RefundById(id.to_string()))
             .await?
             .map(|r| Node::Refund(Refund::from(r))),
+        // Webhook objects are a secret key's business: to a client token they do not exist.
+        Some(IdKind::WebhookEndpoint | IdKind::WebhookDelivery)
+            if viewer.caller.is_client_token() =>
+        {
+            None
+        }
         Some(IdKind::WebhookEndpoint) => webhooks::endpoint_node(ctx, id)
             .await?
             .map(Node::WebhookEndpoint),

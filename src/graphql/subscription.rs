@@ -10,6 +10,7 @@ use tokio::sync::broadcast::error::RecvError;
 use super::Viewer;
 use super::objects::Payment;
 use crate::domain::ids::{IdKind, is_id_of};
+use crate::domain::time::Timestamp;
 use crate::error::ApiError;
 use crate::service::payments::PaymentService;
 
@@ -23,7 +24,16 @@ impl Subscription {
         ctx: &Context<'_>,
         id: Option<ID>,
     ) -> Result<impl Stream<Item = Result<Payment>> + use<>> {
-        let viewer = ctx.data::<Viewer>()?.account_id.clone();
+        let caller = &ctx.data::<Viewer>()?.caller;
+        let viewer = caller.account_id.clone();
+        // A client token's subscription ends when the token expires.
+        let expires_in = caller.expires_at.map(|at| {
+            std::time::Duration::from_micros(
+                u64::try_from(at.micros() - Timestamp::now().micros()).unwrap_or(0),
+            )
+        });
+        let deadline = tokio::time::Instant::now()
+            + expires_in.unwrap_or(std::time::Duration::from_secs(100 * 365 * 86_400));
         if id.as_ref().is_some_and(|id| !is_id_of(IdKind::Payment, id)) {
             return Err(
                 ApiError::bad_input("id", "not a payment id (they start with pay_)").into(),
@@ -39,7 +49,13 @@ impl Subscription {
                 async move {
                     let (mut receiver, slot) = state?;
                     loop {
-                        match receiver.recv().await {
+                        let received = tokio::select! {
+                            received = receiver.recv() => received,
+                            () = tokio::time::sleep_until(deadline) => {
+                                return Some((Err(ApiError::Unauthenticated.into()), None));
+                            }
+                        };
+                        match received {
                             Ok(entry)
                                 if entry.payment.account_id == viewer
                                     && only.as_ref().is_none_or(|id| *id == entry.payment.id) =>

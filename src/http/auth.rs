@@ -1,11 +1,11 @@
-//! Bearer API keys, resolved to the account they belong to on every request (through
-//! [`Keys`], which remembers live keys for half a second).
+//! Bearer credentials (secret API keys and client tokens), resolved on every request to who
+//! the request acts for (through [`Keys`], which remembers live keys for half a second).
 
 use axum::http::HeaderMap;
 use axum::http::header::AUTHORIZATION;
 
 use crate::error::ApiError;
-use crate::service::accounts::Keys;
+use crate::service::accounts::{Caller, Keys};
 
 /// The key from an `Authorization: Bearer <key>` value, if it has that shape.
 pub fn bearer(value: Option<&str>) -> Option<&str> {
@@ -17,17 +17,18 @@ pub fn bearer(value: Option<&str>) -> Option<&str> {
         .filter(|k| !k.is_empty())
 }
 
-/// The account the request's key belongs to, or `UNAUTHENTICATED`.
-pub async fn account_of(keys: &Keys, headers: &HeaderMap) -> Result<String, ApiError> {
+/// Who the request's credential stands for, or `UNAUTHENTICATED`.
+pub async fn caller_of(keys: &Keys, headers: &HeaderMap) -> Result<Caller, ApiError> {
     let header = headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok());
     authenticate(keys, header).await
 }
 
 /// Checks an `Authorization` value (from a header or a WebSocket `connection_init`).
-pub async fn authenticate(keys: &Keys, authorization: Option<&str>) -> Result<String, ApiError> {
-    let key = bearer(authorization).ok_or(ApiError::Unauthenticated)?;
-    let owner = keys.owner(key).await?.ok_or(ApiError::Unauthenticated)?;
-    Ok(owner.account_id.clone())
+pub async fn authenticate(keys: &Keys, authorization: Option<&str>) -> Result<Caller, ApiError> {
+    let credential = bearer(authorization).ok_or(ApiError::Unauthenticated)?;
+    keys.caller(credential)
+        .await?
+        .ok_or(ApiError::Unauthenticated)
 }
 
 #[cfg(test)]

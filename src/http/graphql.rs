@@ -12,6 +12,7 @@ use tracing::Instrument;
 use super::AppState;
 use super::auth;
 use crate::error::{ApiError, codes, request_error};
+use crate::service::accounts::Caller;
 use crate::{graphql, metrics};
 
 const GRAPHQL_RESPONSE: &str = "application/graphql-response+json";
@@ -31,8 +32,8 @@ pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: Bo
         reply(status, &BatchResponse::Single(response))
     };
 
-    let account_id = match auth::account_of(&state.keys, &headers).await {
-        Ok(account_id) => account_id,
+    let caller = match auth::caller_of(&state.keys, &headers).await {
+        Ok(caller) => caller,
         Err(err) => {
             let status = match err {
                 ApiError::Unauthenticated => StatusCode::UNAUTHORIZED,
@@ -58,7 +59,7 @@ pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: Bo
     };
     match batch {
         BatchRequest::Single(request) => {
-            let response = run(&state, request, &account_id).await;
+            let response = run(&state, request, &caller).await;
             let throttled = retry_after(&response);
             let status = if throttled.is_some() {
                 StatusCode::TOO_MANY_REQUESTS
@@ -94,7 +95,7 @@ pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: Bo
             // and each operation pays for itself from the account's budget.
             let mut responses = Vec::with_capacity(requests.len());
             for request in requests {
-                responses.push(run(&state, request, &account_id).await);
+                responses.push(run(&state, request, &caller).await);
             }
             // Throttled operations make the whole answer a 429, as for a single one; the
             // others' results are in it all the same.
@@ -114,11 +115,11 @@ pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: Bo
     }
 }
 
-/// Runs one operation for `account_id` within the request deadline.
+/// Runs one operation for `caller` within the request deadline.
 async fn run(
     state: &AppState,
     request: async_graphql::Request,
-    account_id: &str,
+    caller: &Caller,
 ) -> async_graphql::Response {
     let started = std::time::Instant::now();
     let operation = request
@@ -127,7 +128,7 @@ async fn run(
         .or_else(|| operation_name_in(&request.query).map(str::to_string));
     tracing::Span::current().record("operation", operation.as_deref().unwrap_or("anonymous"));
 
-    let request = graphql::request_for(request, &state.db, account_id.to_string());
+    let request = graphql::request_for(request, &state.db, caller.clone());
     // The request runs to completion in a task of its own, even when the client goes away or
     // the deadline passes: a mutation stopped halfway would leave its idempotency key claimed
     // until the lock timeout, while finishing it stores the outcome a retry then replays.

@@ -103,7 +103,7 @@ async fn serve(socket: WebSocket, state: AppState, protocol: WebSocketProtocols)
                 .or_else(|| payload.get("authorization"))
                 .and_then(|v| v.as_str());
             match auth::authenticate(&keys, authorization).await {
-                Ok(account_id) => Ok(graphql::data_for(&db, account_id)),
+                Ok(caller) => Ok(graphql::data_for(&db, caller)),
                 Err(err) => {
                     let refusal = match err {
                         ApiError::Unauthenticated => Refusal::Forbidden,

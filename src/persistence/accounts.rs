@@ -117,6 +117,15 @@ pub async fn list_keys(db: &Db, account_id: &str) -> Result<Vec<ApiKey>, DbError
         .map_err(DbError::from)
 }
 
+/// The account of the live (not revoked) key `key_id`.
+pub async fn live_key_account(db: &Db, key_id: &str) -> Result<Option<String>, DbError> {
+    let key = api_keys::Entity::find_by_id(key_id)
+        .filter(api_keys::Column::RevokedAt.is_null())
+        .one(db.conn())
+        .await?;
+    Ok(key.map(|k| k.account_id))
+}
+
 /// The id of the live (not revoked) key stored as `key_hash`, and the account it belongs to.
 pub async fn authenticate(db: &Db, key_hash: &str) -> Result<Option<(String, String)>, DbError> {
     let key = api_keys::Entity::find()

@@ -1,17 +1,22 @@
-//! Who a request acts for: the account an API key belongs to.
+//! Who a request acts for: the account a secret API key or a client token belongs to, and
+//! what the credential may do.
 //!
-//! Every request names its key, and looking the key up costs a database round trip. `Keys`
-//! remembers a live key for at most [`LIVE_KEY_TTL`], so a busy key is looked up about twice a
-//! second per instance. A revoked key (revocation happens in another process, `graphpay
-//! keys revoke`, on any instance) stops working on every instance once the entry expires:
-//! within one second, the bound the contract promises. Unknown and malformed keys are never
-//! remembered, so a stream of made-up keys cannot fill the cache or keep a key alive.
+//! Every request names its credential, and looking a key up costs a database round trip.
+//! `Keys` remembers a live key for at most [`LIVE_KEY_TTL`], so a busy key is looked up about
+//! twice a second per instance. A revoked key (revocation happens in another process,
+//! `graphpay key revoke`, on any instance) stops working on every instance once the entry
+//! expires: within one second, the bound the contract promises. The same holds for the client
+//! tokens a key minted, which are checked by their signature and then by their minting key
+//! being live. Unknown and malformed credentials are never remembered, so a stream of made-up
+//! ones cannot fill the cache or keep a key alive.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::ServiceError;
 use crate::domain::api_key;
+use crate::domain::client_token::{self, ClientToken, Scope, Scopes, TokenSigner};
+use crate::domain::time::Timestamp;
 use crate::persistence::{Db, accounts};
 
 /// How long a key found live is trusted without asking the database again.
@@ -19,49 +24,162 @@ pub const LIVE_KEY_TTL: Duration = Duration::from_millis(500);
 /// Most live keys remembered at once; beyond it the least used are looked up again.
 const MAX_REMEMBERED_KEYS: u64 = 10_000;
 
-/// A live key's owner, as the database last confirmed it.
+/// Who a request acts for, and what it may do.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KeyOwner {
-    pub key_id: String,
+pub struct Caller {
     pub account_id: String,
+    /// The secret key used, or the one that minted the client token used.
+    pub key_id: String,
+    /// What the credential may do: `None` for a secret key (everything), the token's scopes
+    /// for a client token.
+    pub scopes: Option<Scopes>,
+    /// When the credential stops working (client tokens only).
+    pub expires_at: Option<Timestamp>,
 }
 
-/// The key check, with live keys remembered briefly (see the module's comment).
+impl Caller {
+    pub fn is_client_token(&self) -> bool {
+        self.scopes.is_some()
+    }
+
+    /// Whether the credential may use what `scope` covers.
+    pub fn may(&self, scope: Scope) -> bool {
+        self.scopes.is_none_or(|scopes| scopes.contains(scope))
+    }
+}
+
+/// A live key's owner, as the database last confirmed it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct KeyOwner {
+    key_id: String,
+    account_id: String,
+}
+
+/// The credential check, with live keys remembered briefly (see the module's comment).
 #[derive(Clone)]
 pub struct Keys {
     db: Db,
-    live: moka::sync::Cache<[u8; 32], Arc<KeyOwner>>,
+    signer: TokenSigner,
+    /// Live keys by the SHA-256 of their secret.
+    by_digest: moka::sync::Cache<[u8; 32], Arc<KeyOwner>>,
+    /// Live keys' accounts by key id (for the tokens they minted).
+    by_id: moka::sync::Cache<String, Arc<str>>,
 }
 
 impl Keys {
-    /// Trusts a live key for `ttl` ([`LIVE_KEY_TTL`] in production).
-    pub fn new(db: Db, ttl: Duration) -> Self {
+    /// Trusts a live key for `ttl` ([`LIVE_KEY_TTL`] in production); client tokens are signed
+    /// and checked with `signer`.
+    pub fn new(db: Db, ttl: Duration, signer: TokenSigner) -> Self {
         Self {
             db,
-            live: moka::sync::Cache::builder()
+            signer,
+            by_digest: moka::sync::Cache::builder()
+                .max_capacity(MAX_REMEMBERED_KEYS)
+                .time_to_live(ttl)
+                .build(),
+            by_id: moka::sync::Cache::builder()
                 .max_capacity(MAX_REMEMBERED_KEYS)
                 .time_to_live(ttl)
                 .build(),
         }
     }
 
-    /// The owner of the live API key `secret`, or `None` for an unknown, malformed or revoked
-    /// key.
-    pub async fn owner(&self, secret: &str) -> Result<Option<Arc<KeyOwner>>, ServiceError> {
-        if !api_key::looks_like_key(secret) {
+    /// Who `credential` (a secret key or a client token) stands for, or `None` for an
+    /// unknown, malformed, forged, expired or revoked one.
+    pub async fn caller(&self, credential: &str) -> Result<Option<Caller>, ServiceError> {
+        if client_token::looks_like_token(credential) {
+            return self.token_caller(credential).await;
+        }
+        if !api_key::looks_like_key(credential) {
             return Ok(None);
         }
-        let digest = api_key::digest(secret);
-        if let Some(owner) = self.live.get(&digest) {
-            return Ok(Some(owner));
-        }
-        let Some((key_id, account_id)) =
-            accounts::authenticate(&self.db, &hex::encode(digest)).await?
-        else {
+        let digest = api_key::digest(credential);
+        let owner = match self.by_digest.get(&digest) {
+            Some(owner) => owner,
+            None => {
+                let Some((key_id, account_id)) =
+                    accounts::authenticate(&self.db, &hex::encode(digest)).await?
+                else {
+                    return Ok(None);
+                };
+                let owner = Arc::new(KeyOwner { key_id, account_id });
+                self.by_digest.insert(digest, owner.clone());
+                owner
+            }
+        };
+        Ok(Some(Caller {
+            account_id: owner.account_id.clone(),
+            key_id: owner.key_id.clone(),
+            scopes: None,
+            expires_at: None,
+        }))
+    }
+
+    async fn token_caller(&self, text: &str) -> Result<Option<Caller>, ServiceError> {
+        let Ok(token) = self.signer.check(text, Timestamp::now()) else {
             return Ok(None);
         };
-        let owner = Arc::new(KeyOwner { key_id, account_id });
-        self.live.insert(digest, owner.clone());
-        Ok(Some(owner))
+        let account = match self.by_id.get(&token.key_id) {
+            Some(account) => account,
+            None => {
+                let Some(account) = accounts::live_key_account(&self.db, &token.key_id).await?
+                else {
+                    return Ok(None);
+                };
+                let account: Arc<str> = Arc::from(account);
+                self.by_id.insert(token.key_id.clone(), account.clone());
+                account
+            }
+        };
+        if *account != *token.account_id {
+            return Ok(None);
+        }
+        Ok(Some(Caller {
+            account_id: token.account_id,
+            key_id: token.key_id,
+            scopes: Some(token.scopes),
+            expires_at: Some(token.expires_at),
+        }))
+    }
+
+    /// A client token for `caller`'s account with `scopes`, living `ttl_seconds`. Only a
+    /// secret key mints tokens (the schema refuses client tokens before this is reached).
+    pub fn mint(
+        &self,
+        caller: &Caller,
+        scopes: Scopes,
+        ttl_seconds: i64,
+    ) -> Result<ClientToken, ServiceError> {
+        if caller.is_client_token() {
+            return Err(ServiceError::Forbidden {
+                field: "createClientToken".into(),
+            });
+        }
+        if scopes.is_empty() {
+            return Err(ServiceError::bad_input(
+                "input.scopes",
+                "name at least one scope",
+            ));
+        }
+        if !(1..=client_token::MAX_TTL_SECONDS).contains(&ttl_seconds) {
+            return Err(ServiceError::bad_input(
+                "input.ttlSeconds",
+                format!(
+                    "ttlSeconds must be between 1 and {} (24 hours)",
+                    client_token::MAX_TTL_SECONDS
+                ),
+            ));
+        }
+        Ok(ClientToken {
+            key_id: caller.key_id.clone(),
+            account_id: caller.account_id.clone(),
+            scopes,
+            expires_at: Timestamp::from_micros(Timestamp::now().micros() + ttl_seconds * 1_000_000),
+        })
+    }
+
+    /// The token's text.
+    pub fn sign(&self, token: &ClientToken) -> String {
+        self.signer.mint(token)
     }
 }

@@ -24,6 +24,10 @@ pub enum ServiceError {
     RefundExceedsAvailable(String),
     /// The processor could not be reached; safe to retry with the same key.
     ProcessorUnavailable,
+    /// Only a secret API key may do this (`field`), not a client token.
+    Forbidden {
+        field: String,
+    },
     /// Storage failed.
     Store(DbError),
     /// Something that should not happen; the text is for the log only.

@@ -1,0 +1,195 @@
+//! What a client token may ask for: the root fields its scopes name, checked on the parsed
+//! document before anything runs (over HTTP and WebSocket alike). A request that asks for one
+//! field outside the scopes is refused whole with `FORBIDDEN`, so nothing of it runs.
+//! Secret API keys pass untouched.
+
+use std::sync::Arc;
+
+use async_graphql::extensions::{
+    Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest,
+};
+use async_graphql::parser::types::{ExecutableDocument, OperationType, Selection, SelectionSet};
+use async_graphql::{Request, ServerError, ServerResult};
+
+use super::Viewer;
+use crate::domain::client_token::Scope;
+use crate::error::ApiError;
+
+/// The scope a root field needs; `None`: a secret API key only. Introspection and
+/// `__typename` are open to every credential (the schema is public).
+pub fn required_scope(operation: OperationType, field: &str) -> Result<Option<Scope>, ()> {
+    if field.starts_with("__") {
+        return Err(());
+    }
+    Ok(match (operation, field) {
+        (
+            OperationType::Query,
+            "viewer" | "payment" | "payments" | "node" | "nodes" | "idempotencyRecord",
+        )
+        | (OperationType::Subscription, "paymentUpdated") => Some(Scope::PaymentsRead),
+        (OperationType::Mutation, "createPayment" | "confirmPayment" | "cancelPayment") => {
+            Some(Scope::PaymentsWrite)
+        }
+        (OperationType::Mutation, "refundPayment") => Some(Scope::RefundsWrite),
+        _ => None,
+    })
+}
+
+/// The extension's factory.
+pub struct ScopeCheck;
+
+impl ExtensionFactory for ScopeCheck {
+    fn create(&self) -> Arc<dyn Extension> {
+        Arc::new(ScopeCheck)
+    }
+}
+
+#[async_trait::async_trait]
+impl Extension for ScopeCheck {
+    async fn prepare_request(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        mut request: Request,
+        next: NextPrepareRequest<'_>,
+    ) -> ServerResult<Request> {
+        let caller = request
+            .data
+            .get(&std::any::TypeId::of::<Viewer>())
+            .and_then(|d| d.downcast_ref::<Viewer>())
+            .or_else(|| ctx.data_opt::<Viewer>())
+            .map(|viewer| viewer.caller.clone());
+        if let Some(caller) = caller.filter(|c| c.is_client_token()) {
+            let operation_name = request.operation_name.clone();
+            // Parsed once: the query limits (registered before this) have parsed it already.
+            // A document that does not parse is left to the parser's own error.
+            if let Ok(doc) = request.parsed_query() {
+                check(doc, operation_name.as_deref(), |scope| caller.may(scope))
+                    .map_err(ServerError::from)?;
+            }
+        }
+        next.run(ctx, request).await
+    }
+}
+
+/// `Err(FORBIDDEN)` for the first root field of the operation to run that `may` refuses.
+fn check(
+    doc: &ExecutableDocument,
+    operation_name: Option<&str>,
+    may: impl Fn(Scope) -> bool,
+) -> Result<(), ApiError> {
+    let operation = match operation_name {
+        Some(name) => doc
+            .operations
+            .iter()
+            .find(|(n, _)| n.is_some_and(|n| n.as_str() == name)),
+        None => doc.operations.iter().next(),
+    };
+    // An unknown operation name is the validator's to report.
+    let Some((_, operation)) = operation else {
+        return Ok(());
+    };
+    let ty = operation.node.ty;
+    let mut refused = None;
+    let mut seen_fragments = Vec::new();
+    root_fields(
+        doc,
+        &operation.node.selection_set.node,
+        &mut seen_fragments,
+        &mut |field| {
+            if refused.is_some() {
+                return;
+            }
+            match required_scope(ty, field) {
+                Err(()) => {}
+                Ok(Some(scope)) if may(scope) => {}
+                Ok(scope) => {
+                    refused = Some(ApiError::Forbidden {
+                        field: field.to_string(),
+                        required_scope: scope.map(Scope::as_str),
+                    })
+                }
+            }
+        },
+    );
+    refused.map_or(Ok(()), Err)
+}
+
+/// Calls `visit` with every root field name, through fragment spreads and inline fragments
+/// (each named fragment once, so that cycles, which validation refuses, cannot loop here).
+fn root_fields<'d>(
+    doc: &'d ExecutableDocument,
+    set: &'d SelectionSet,
+    seen: &mut Vec<&'d str>,
+    visit: &mut impl FnMut(&str),
+) {
+    for selection in &set.items {
+        match &selection.node {
+            Selection::Field(field) => visit(field.node.name.node.as_str()),
+            Selection::InlineFragment(inline) => {
+                root_fields(doc, &inline.node.selection_set.node, seen, visit)
+            }
+            Selection::FragmentSpread(spread) => {
+                let name = spread.node.fragment_name.node.as_str();
+                if seen.contains(&name) {
+                    continue;
+                }
+                seen.push(name);
+                if let Some(fragment) = doc.fragments.get(&spread.node.fragment_name.node) {
+                    root_fields(doc, &fragment.node.selection_set.node, seen, visit);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(query: &str, scopes: &[Scope]) -> Option<(String, Option<&'static str>)> {
+        let doc = async_graphql::parser::parse_query(query).unwrap();
+        match check(&doc, None, |s| scopes.contains(&s)) {
+            Ok(()) => None,
+            Err(ApiError::Forbidden {
+                field,
+                required_scope,
+            }) => Some((field, required_scope)),
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn fields_reached_through_fragments_are_checked_too() {
+        let read = [Scope::PaymentsRead];
+        assert_eq!(
+            refused("{ viewer { id } payments { nodes { id } } }", &read),
+            None
+        );
+        assert_eq!(
+            refused(
+                "{ ...F } fragment F on Query { ... on Query { webhookEndpoints { nodes { id } } } }",
+                &read
+            ),
+            Some(("webhookEndpoints".into(), None))
+        );
+        assert_eq!(
+            refused(
+                "mutation { refundPayment(idempotencyKey: \"k\", input: {paymentId: \"p\"}) { replayed } }",
+                &read
+            ),
+            Some(("refundPayment".into(), Some("REFUNDS_WRITE")))
+        );
+        assert_eq!(
+            refused("{ __typename __schema { queryType { name } } }", &[]),
+            None
+        );
+        // A fragment cycle (which validation refuses later) does not loop.
+        assert_eq!(
+            refused(
+                "{ ...A } fragment A on Query { ...B viewer { id } } fragment B on Query { ...A }",
+                &read
+            ),
+            None
+        );
+    }
+}
