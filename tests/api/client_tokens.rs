@@ -459,28 +459,96 @@ async fn a_subscription_ends_when_its_token_expires(backend: Backend) {
     let (_, key) = app.account("Acme").await;
     let token = mint(&app, &key, &["PAYMENTS_READ"], Some(2)).await;
     let mut socket = connect(&app, &token).await.expect("connected");
-    let subscribe = json!({"id": "1", "type": "subscribe", "payload": {"query": "subscription { paymentUpdated { id } }"}});
-    socket
-        .send(Message::text(subscribe.to_string()))
-        .await
-        .unwrap();
+    subscribe(&mut socket).await;
+    let errors = end_of_subscription(&mut socket).await;
+    assert_eq!(
+        errors[0]["extensions"]["code"], "UNAUTHENTICATED",
+        "{errors}"
+    );
+}
+
+/// The first message of subscription "1" that is not a payment change: how it ended.
+async fn end_of_subscription(socket: &mut crate::helpers::Socket) -> Value {
     let ended = loop {
-        let message = next_message(&mut socket)
-            .await
-            .expect("the subscription ends");
+        let message = next_message(socket).await.expect("the subscription ends");
         if message["type"] != "next" || message["payload"]["errors"].is_array() {
             break message;
         }
     };
-    let errors = if ended["type"] == "error" {
+    if ended["type"] == "error" {
         ended["payload"].clone()
     } else {
         ended["payload"]["errors"].clone()
+    }
+}
+
+async fn subscribe(socket: &mut crate::helpers::Socket) {
+    let subscribe = json!({"id": "1", "type": "subscribe", "payload": {"query": "subscription { paymentUpdated { id amount } }"}});
+    socket
+        .send(Message::text(subscribe.to_string()))
+        .await
+        .unwrap();
+}
+
+/// Revoking a key ends the subscriptions open with it and with the tokens it minted (within
+/// about a second and a half); those of the account's other keys go on.
+async fn revoking_a_key_ends_its_open_subscriptions(backend: Backend) {
+    let app = TestApp::quiet(backend).await;
+    let (account, key) = app.account("Acme").await;
+    let (_, other_key) = graphpay::persistence::accounts::create_key(&app.db, &account)
+        .await
+        .unwrap()
+        .unwrap();
+    let token = mint(&app, &key, &["PAYMENTS_READ"], None).await;
+    let mut with_key = connect(&app, &key).await.expect("connected");
+    let mut with_token = connect(&app, &token).await.expect("connected");
+    let mut with_other = connect(&app, &other_key).await.expect("connected");
+    for socket in [&mut with_key, &mut with_token, &mut with_other] {
+        subscribe(socket).await;
+    }
+    // All three hear a change before the revocation.
+    let mut attempt = 0;
+    for socket in [&mut with_key, &mut with_token, &mut with_other] {
+        loop {
+            attempt += 1;
+            create(
+                &app,
+                &other_key,
+                &format!("before-{attempt}"),
+                input(100, "tok_visa"),
+            )
+            .await;
+            if let Ok(Some(m)) =
+                tokio::time::timeout(Duration::from_millis(300), next_message(socket)).await
+            {
+                assert_eq!(m["type"], "next", "{m}");
+                break;
+            }
+            assert!(attempt < 50, "a subscription never started");
+        }
+    }
+    graphpay::persistence::accounts::revoke_key(&app.db, &key[..12])
+        .await
+        .unwrap()
+        .expect("revoked");
+    for socket in [&mut with_key, &mut with_token] {
+        let errors = end_of_subscription(socket).await;
+        assert_eq!(
+            errors[0]["extensions"]["code"], "UNAUTHENTICATED",
+            "{errors}"
+        );
+    }
+    // The other key's subscription still hears changes.
+    create(&app, &other_key, "after", input(777, "tok_visa")).await;
+    let heard = loop {
+        let m = next_message(&mut with_other)
+            .await
+            .expect("still subscribed");
+        if m["payload"]["data"]["paymentUpdated"]["amount"] == 777 {
+            break m;
+        }
     };
-    assert_eq!(
-        errors[0]["extensions"]["code"], "UNAUTHENTICATED",
-        "{ended}"
-    );
+    assert_eq!(heard["type"], "next");
 }
 
 /// Tokens are credentials: the gateway's logs never show one, even at the most verbose level.
@@ -514,4 +582,5 @@ on_both_backends_fn!(
     minting_is_for_secret_keys_and_bounded,
     expired_forged_and_orphaned_tokens_are_unauthenticated,
     a_subscription_ends_when_its_token_expires,
+    revoking_a_key_ends_its_open_subscriptions,
 );
