@@ -27,3 +27,4 @@ mod persistence;
 mod playground;
 mod schema;
 mod subscriptions;
+mod total_count;
