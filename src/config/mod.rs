@@ -312,6 +312,23 @@ pub struct ServeArgs {
         default_value_t = 10_000
     )]
     pub webhook_attempt_timeout_ms: u64,
+
+    /// A trusted documents manifest: a JSON file mapping document ids to document text, as
+    /// `relay-compiler` writes it with `persistConfig`. Those documents can then be run by
+    /// `documentId`. Read at start-up (at most 16 MiB and 10,000 documents); unset: none.
+    #[arg(long, env = "GRAPHPAY_TRUSTED_DOCUMENTS")]
+    pub trusted_documents: Option<std::path::PathBuf>,
+
+    /// Client tokens may run trusted documents only (free query text is refused with
+    /// `PERSISTED_QUERY_REQUIRED`); secret API keys may always send free text. Takes 1/0,
+    /// true/false, yes/no, on/off.
+    #[arg(
+        long,
+        env = "GRAPHPAY_CLIENT_TOKENS_TRUSTED_DOCUMENTS_ONLY",
+        value_parser = BoolishValueParser::new(),
+        default_value_t = false
+    )]
+    pub client_tokens_trusted_documents_only: bool,
 }
 
 /// The typed configuration the server runs with.
@@ -344,6 +361,10 @@ pub struct Config {
     /// How long a live API key is trusted without a database round trip; a revoked key stops
     /// working everywhere within it. Not a flag: the contract promises one second.
     pub live_key_ttl: Duration,
+    /// Where the trusted documents manifest is; unset: no trusted documents.
+    pub trusted_documents: Option<std::path::PathBuf>,
+    /// Whether client tokens may run trusted documents only.
+    pub client_tokens_trusted_documents_only: bool,
 }
 
 impl From<ServeArgs> for Config {
@@ -413,6 +434,8 @@ impl From<ServeArgs> for Config {
                     args.webhook_attempt_timeout_ms.max(1),
                 ))
             },
+            trusted_documents: args.trusted_documents,
+            client_tokens_trusted_documents_only: args.client_tokens_trusted_documents_only,
         }
     }
 }
@@ -450,6 +473,8 @@ impl Config {
             feed: FeedSettings::default(),
             deliveries: DeliverySettings::default(),
             live_key_ttl: LIVE_KEY_TTL,
+            trusted_documents: None,
+            client_tokens_trusted_documents_only: false,
         }
     }
 }
