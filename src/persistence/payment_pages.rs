@@ -255,11 +255,11 @@ async fn count_by_status(
     statuses: &[PaymentStatus],
 ) -> Result<u64, DbError> {
     let backend = match db.backend() {
-        super::Backend::Sqlite => DbBackend::Sqlite,
-        super::Backend::Postgres => DbBackend::Postgres,
+        super::Backend::Sqlite => sea_orm::DbBackend::Sqlite,
+        super::Backend::Postgres => sea_orm::DbBackend::Postgres,
     };
     let placeholder = |i: usize| match backend {
-        DbBackend::Postgres => format!("${i}"),
+        sea_orm::DbBackend::Postgres => format!("${i}"),
         _ => "?".to_string(),
     };
     let mut sql = format!(
@@ -289,8 +289,8 @@ async fn count_by_status(
 #[cfg(feature = "test-support")]
 pub fn page_sql(backend: super::Backend, query: &PageQuery) -> String {
     let backend = match backend {
-        super::Backend::Sqlite => DbBackend::Sqlite,
-        super::Backend::Postgres => DbBackend::Postgres,
+        super::Backend::Sqlite => sea_orm::DbBackend::Sqlite,
+        super::Backend::Postgres => sea_orm::DbBackend::Postgres,
     };
     page_select(query).0.build(backend).to_string()
 }
