@@ -16,6 +16,7 @@ use crate::domain::client_token::TokenSigner;
 use crate::domain::cursor::CursorCodec;
 use crate::domain::time::Timestamp;
 use crate::graphql::{self, Guards, SubscriptionSlots};
+use crate::http::cors::AllowedOrigins;
 use crate::http::{self, AppState, ConnectionLimits, PlaygroundPage};
 use crate::metrics::exporter::{MetricsError, MetricsListener};
 use crate::persistence::{Db, DbError, accounts, idempotency_keys, settings};
@@ -54,6 +55,8 @@ pub enum StartupError {
     },
     #[error("processor: {0}")]
     Processor(String),
+    #[error("settings: {0}")]
+    Settings(String),
     #[error("metrics: {0}")]
     Metrics(#[from] MetricsError),
 }
@@ -151,6 +154,8 @@ impl Application {
             throttle: Arc::new(Throttle::new(config.throttle.clone())),
             subscriptions: SubscriptionSlots::new(config.max_subscriptions_per_account),
         };
+        let cors =
+            AllowedOrigins::parse(&config.cors_allowed_origins).map_err(StartupError::Settings)?;
         let keys = Keys::new(
             db.clone(),
             config.live_key_ttl,
@@ -176,6 +181,7 @@ impl Application {
             webhook_secret: Arc::from(webhook_secret.into_bytes()),
             feed,
             connections: config.connections,
+            cors,
         };
         Ok(Self {
             listener,

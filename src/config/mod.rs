@@ -281,6 +281,16 @@ pub struct ServeArgs {
     )]
     pub webhooks_allow_private_addresses: bool,
 
+    /// Web origins (`https://shop.example`, comma separated) whose pages may call the API from
+    /// a browser (CORS). Empty: none, and no CORS headers at all.
+    #[arg(
+        long,
+        env = "GRAPHPAY_CORS_ALLOWED_ORIGINS",
+        value_delimiter = ',',
+        default_value = ""
+    )]
+    pub cors_allowed_origins: Vec<String>,
+
     /// The first retry delay of a merchant webhook, in milliseconds; each later one doubles
     /// (full jitter), up to the maximum.
     #[arg(long, env = "GRAPHPAY_WEBHOOK_RETRY_BASE_MS", default_value_t = 5_000)]
@@ -344,6 +354,8 @@ pub struct Config {
     /// How long a live API key is trusted without a database round trip; a revoked key stops
     /// working everywhere within it. Not a flag: the contract promises one second.
     pub live_key_ttl: Duration,
+    /// Origins allowed to call the API from a browser; empty: no CORS.
+    pub cors_allowed_origins: Vec<String>,
 }
 
 impl From<ServeArgs> for Config {
@@ -400,6 +412,12 @@ impl From<ServeArgs> for Config {
             connections: args.connections.limits(),
             feed: FeedSettings::default(),
             live_key_ttl: LIVE_KEY_TTL,
+            cors_allowed_origins: args
+                .cors_allowed_origins
+                .into_iter()
+                .map(|o| o.trim().to_string())
+                .filter(|o| !o.is_empty())
+                .collect(),
             deliveries: DeliverySettings {
                 policy: AddressPolicy {
                     allow_private: args.webhooks_allow_private_addresses,
@@ -450,6 +468,7 @@ impl Config {
             feed: FeedSettings::default(),
             deliveries: DeliverySettings::default(),
             live_key_ttl: LIVE_KEY_TTL,
+            cors_allowed_origins: Vec::new(),
         }
     }
 }

@@ -15,24 +15,32 @@ use super::Viewer;
 use crate::domain::client_token::Scope;
 use crate::error::ApiError;
 
-/// The scope a root field needs; `None`: a secret API key only. Introspection and
-/// `__typename` are open to every credential (the schema is public).
-pub fn required_scope(operation: OperationType, field: &str) -> Result<Option<Scope>, ()> {
+/// What a root field needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Needs {
+    /// Any credential: introspection and `__typename` (the schema is public).
+    Anyone,
+    Scope(Scope),
+    /// A secret API key: everything no scope names.
+    SecretKey,
+}
+
+pub fn needs(operation: OperationType, field: &str) -> Needs {
     if field.starts_with("__") {
-        return Err(());
+        return Needs::Anyone;
     }
-    Ok(match (operation, field) {
+    match (operation, field) {
         (
             OperationType::Query,
             "viewer" | "payment" | "payments" | "node" | "nodes" | "idempotencyRecord",
         )
-        | (OperationType::Subscription, "paymentUpdated") => Some(Scope::PaymentsRead),
+        | (OperationType::Subscription, "paymentUpdated") => Needs::Scope(Scope::PaymentsRead),
         (OperationType::Mutation, "createPayment" | "confirmPayment" | "cancelPayment") => {
-            Some(Scope::PaymentsWrite)
+            Needs::Scope(Scope::PaymentsWrite)
         }
-        (OperationType::Mutation, "refundPayment") => Some(Scope::RefundsWrite),
-        _ => None,
-    })
+        (OperationType::Mutation, "refundPayment") => Needs::Scope(Scope::RefundsWrite),
+        _ => Needs::SecretKey,
+    }
 }
 
 /// The extension's factory.
@@ -99,16 +107,16 @@ fn check(
             if refused.is_some() {
                 return;
             }
-            match required_scope(ty, field) {
-                Err(()) => {}
-                Ok(Some(scope)) if may(scope) => {}
-                Ok(scope) => {
-                    refused = Some(ApiError::Forbidden {
-                        field: field.to_string(),
-                        required_scope: scope.map(Scope::as_str),
-                    })
-                }
-            }
+            let required_scope = match needs(ty, field) {
+                Needs::Anyone => return,
+                Needs::Scope(scope) if may(scope) => return,
+                Needs::Scope(scope) => Some(scope.as_str()),
+                Needs::SecretKey => None,
+            };
+            refused = Some(ApiError::Forbidden {
+                field: field.to_string(),
+                required_scope,
+            });
         },
     );
     refused.map_or(Ok(()), Err)

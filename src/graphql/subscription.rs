@@ -12,7 +12,13 @@ use super::objects::Payment;
 use crate::domain::ids::{IdKind, is_id_of};
 use crate::domain::time::Timestamp;
 use crate::error::ApiError;
+use crate::service::accounts::Keys;
 use crate::service::payments::PaymentService;
+
+/// How often an open subscription checks that its key (or its token's minting key) is still
+/// live; with keys remembered for half a second, a revoked key ends its subscriptions within
+/// about a second and a half.
+const KEY_CHECK_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
 
 pub struct Subscription;
 
@@ -24,7 +30,8 @@ impl Subscription {
         ctx: &Context<'_>,
         id: Option<ID>,
     ) -> Result<impl Stream<Item = Result<Payment>> + use<>> {
-        let caller = &ctx.data::<Viewer>()?.caller;
+        let caller = ctx.data::<Viewer>()?.caller.clone();
+        let keys = ctx.data::<Keys>()?.clone();
         let viewer = caller.account_id.clone();
         // A client token's subscription ends when the token expires.
         let expires_in = caller.expires_at.map(|at| {
@@ -42,17 +49,28 @@ impl Subscription {
         let slot = ctx.data::<Arc<SubscriptionSlots>>()?.acquire(&viewer)?;
         let only = id.map(|id| id.to_string());
         let receiver = ctx.data::<PaymentService>()?.feed().subscribe();
+        let mut key_check = tokio::time::interval(KEY_CHECK_INTERVAL);
+        key_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         Ok(futures_util::stream::unfold(
-            Some((receiver, slot)),
+            Some((receiver, slot, key_check)),
             move |state| {
                 let (viewer, only) = (viewer.clone(), only.clone());
+                let (keys, caller) = (keys.clone(), caller.clone());
                 async move {
-                    let (mut receiver, slot) = state?;
+                    let (mut receiver, slot, mut key_check) = state?;
                     loop {
                         let received = tokio::select! {
                             received = receiver.recv() => received,
                             () = tokio::time::sleep_until(deadline) => {
                                 return Some((Err(ApiError::Unauthenticated.into()), None));
+                            }
+                            _ = key_check.tick() => {
+                                // A database that cannot answer is not a revocation: the next
+                                // tick asks again.
+                                if let Ok(false) = keys.still_live(&caller).await {
+                                    return Some((Err(ApiError::Unauthenticated.into()), None));
+                                }
+                                continue;
                             }
                         };
                         match received {
@@ -61,7 +79,7 @@ impl Subscription {
                                     && only.as_ref().is_none_or(|id| *id == entry.payment.id) =>
                             {
                                 let payment = Payment::as_changed(entry.payment.clone());
-                                return Some((Ok(payment), Some((receiver, slot))));
+                                return Some((Ok(payment), Some((receiver, slot, key_check))));
                             }
                             Ok(_) => {}
                             Err(RecvError::Lagged(missed)) => {

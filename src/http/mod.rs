@@ -3,6 +3,7 @@
 
 mod auth;
 mod body_deadline;
+pub mod cors;
 mod graphql;
 mod health;
 mod playground;
@@ -50,6 +51,8 @@ pub struct AppState {
     pub feed: PaymentFeed,
     /// Deadlines and sizes for client connections, request bodies and WebSockets.
     pub connections: ConnectionLimits,
+    /// Web origins whose pages may call the API (CORS); empty: none.
+    pub cors: cors::AllowedOrigins,
 }
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -103,6 +106,7 @@ pub fn router(state: AppState) -> Router {
         })
         .on_response(log_response);
     let body_read_timeout = state.connections.body_read_timeout;
+    let cors = state.cors.layer();
     Router::new()
         .route("/graphql", get(playground::page).post(graphql::execute))
         .route("/graphql/assets/{name}", get(playground::asset))
@@ -115,6 +119,7 @@ pub fn router(state: AppState) -> Router {
             body_read_timeout,
             body_deadline::limit,
         ))
+        .layer(tower::util::option_layer(cors))
         .layer(
             ServiceBuilder::new()
                 .layer(SetRequestIdLayer::new(REQUEST_ID, UlidRequestId))

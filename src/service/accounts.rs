@@ -115,21 +115,34 @@ impl Keys {
         }))
     }
 
+    /// Whether `caller`'s key (the one used, or the one that minted the token used) is still
+    /// live, as the database said at most [`LIVE_KEY_TTL`] ago. Long-lived connections ask
+    /// this, so that revoking a key ends them too.
+    pub async fn still_live(&self, caller: &Caller) -> Result<bool, ServiceError> {
+        Ok(self
+            .live_key_account(&caller.key_id)
+            .await?
+            .is_some_and(|account| *account == *caller.account_id))
+    }
+
+    async fn live_key_account(&self, key_id: &str) -> Result<Option<Arc<str>>, ServiceError> {
+        if let Some(account) = self.by_id.get(key_id) {
+            return Ok(Some(account));
+        }
+        let Some(account) = accounts::live_key_account(&self.db, key_id).await? else {
+            return Ok(None);
+        };
+        let account: Arc<str> = Arc::from(account);
+        self.by_id.insert(key_id.to_string(), account.clone());
+        Ok(Some(account))
+    }
+
     async fn token_caller(&self, text: &str) -> Result<Option<Caller>, ServiceError> {
         let Ok(token) = self.signer.check(text, Timestamp::now()) else {
             return Ok(None);
         };
-        let account = match self.by_id.get(&token.key_id) {
-            Some(account) => account,
-            None => {
-                let Some(account) = accounts::live_key_account(&self.db, &token.key_id).await?
-                else {
-                    return Ok(None);
-                };
-                let account: Arc<str> = Arc::from(account);
-                self.by_id.insert(token.key_id.clone(), account.clone());
-                account
-            }
+        let Some(account) = self.live_key_account(&token.key_id).await? else {
+            return Ok(None);
         };
         if *account != *token.account_id {
             return Ok(None);

@@ -5,8 +5,10 @@ mod helpers;
 
 mod auth;
 mod cli;
+mod client_tokens;
 mod cluster_selftest;
 mod connections;
+mod cors;
 mod errors;
 mod feed;
 mod health;
