@@ -166,7 +166,7 @@ async function pagingRefundAndFilter(browser) {
     await page.locator(`[data-testid="live-update"][data-id="${target}"][data-status="REFUNDED"]`).count() === 1,
     'the live updates list the refund',
   );
-  await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  await page.screenshot({ path: SCREENSHOT });
 
   // The status filter refetches: only the refunded payment is REFUNDED.
   await page.getByLabel('Status').selectOption('REFUNDED');
@@ -198,7 +198,7 @@ async function readOnlyRefundIsRefused(browser) {
   check(/FORBIDDEN/.test(text), `the page shows the FORBIDDEN code: "${text.trim()}"`);
   check(/REFUNDS_WRITE|scope/i.test(text), "the page shows the gateway's message naming what is missing");
   check(await row(page, target).getByTestId('status').innerText() === 'SUCCEEDED', 'the payment is still SUCCEEDED');
-  await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-forbidden.png'), fullPage: true });
+  await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-forbidden.png') });
   check(seen.pageErrors.length === 0, `no script errors on the page (${seen.pageErrors.join('; ')})`);
   await page.close();
 }
