@@ -41,9 +41,12 @@ function operationOf(documentId) {
   return MANIFEST[documentId]?.match(/^(query|mutation|subscription) (\w+)/)?.[2];
 }
 
+let currentPage = null;
+
 /** Opens the dashboard with `token` and records what the page sends and hears. */
 async function openDashboard(browser, token) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  currentPage = page;
   const seen = { posts: [], sent: [], received: [], navigations: 0, pageErrors: [] };
   page.on('pageerror', (error) => seen.pageErrors.push(String(error)));
   page.on('framenavigated', (frame) => {
@@ -219,6 +222,11 @@ try {
 } catch (error) {
   failed = true;
   console.error(error.stack ?? String(error));
+  if (currentPage && !currentPage.isClosed()) {
+    const failure = SCREENSHOT.replace(/\.png$/, '-failure.png');
+    console.error(`the page showed:\n${await currentPage.locator('body').innerText().catch(() => '?')}`);
+    await currentPage.screenshot({ path: failure }).then(() => console.error(`screenshot: ${failure}`), () => {});
+  }
 } finally {
   await browser.close();
 }
