@@ -15,6 +15,7 @@ use crate::delivery::worker::Deliveries;
 use crate::domain::client_token::TokenSigner;
 use crate::domain::cursor::CursorCodec;
 use crate::domain::time::Timestamp;
+use crate::graphql::trusted_documents::{ManifestError, TrustedDocuments};
 use crate::graphql::{self, Guards, SubscriptionSlots};
 use crate::http::cors::AllowedOrigins;
 use crate::http::{self, AppState, ConnectionLimits, PlaygroundPage};
@@ -59,6 +60,8 @@ pub enum StartupError {
     Settings(String),
     #[error("metrics: {0}")]
     Metrics(#[from] MetricsError),
+    #[error("{0}")]
+    TrustedDocuments(#[from] ManifestError),
 }
 
 /// A gateway that is bound to its address and ready to serve.
@@ -93,6 +96,26 @@ fn reachable(addr: SocketAddr) -> SocketAddr {
 impl Application {
     pub async fn build(config: Config) -> Result<Self, StartupError> {
         crate::delivery::outbound::install_default_tls();
+        // Before anything else: a manifest that cannot be used stops the start at once.
+        let documents = match &config.trusted_documents {
+            Some(path) => {
+                let documents = TrustedDocuments::load(path)?;
+                tracing::info!(
+                    path = %path.display(),
+                    documents = documents.len(),
+                    "trusted documents loaded"
+                );
+                documents
+            }
+            None if config.client_tokens_trusted_documents_only => {
+                tracing::warn!(
+                    "client tokens may run trusted documents only, and none are registered:                      client tokens can run nothing"
+                );
+                TrustedDocuments::none()
+            }
+            None => TrustedDocuments::none(),
+        }
+        .client_tokens_only(config.client_tokens_trusted_documents_only);
         Db::migrate(&config.database).await?;
         let db = Db::connect(&config.database).await?;
         let demo = if config.create_demo_account && accounts::count(&db).await? == 0 {
@@ -172,6 +195,7 @@ impl Application {
                 keys.clone(),
                 guards,
             ),
+            documents,
             playground: Arc::new(PlaygroundPage::new(
                 demo.as_ref().map(|(_, key)| key.as_str()),
             )),

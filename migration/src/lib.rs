@@ -14,6 +14,7 @@ mod m20261130_000002_create_payments;
 mod m20261130_000003_create_idempotency_keys;
 mod m20261130_000004_create_processor_tables;
 mod m20261130_000005_create_change_feed;
+mod m20261130_000006_create_payment_counts;
 
 pub struct Migrator;
 
@@ -26,6 +27,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000003_create_idempotency_keys::Migration),
             Box::new(m20261130_000004_create_processor_tables::Migration),
             Box::new(m20261130_000005_create_change_feed::Migration),
+            Box::new(m20261130_000006_create_payment_counts::Migration),
         ]
     }
 }

@@ -322,6 +322,23 @@ pub struct ServeArgs {
         default_value_t = 10_000
     )]
     pub webhook_attempt_timeout_ms: u64,
+
+    /// A trusted documents manifest: a JSON file mapping document ids to document text, as
+    /// `relay-compiler` writes it with `persistConfig`. Those documents can then be run by
+    /// `documentId`. Read at start-up (at most 16 MiB and 10,000 documents); unset: none.
+    #[arg(long, env = "GRAPHPAY_TRUSTED_DOCUMENTS")]
+    pub trusted_documents: Option<std::path::PathBuf>,
+
+    /// Client tokens may run trusted documents only (free query text is refused with
+    /// `PERSISTED_QUERY_REQUIRED`); secret API keys may always send free text. Takes 1/0,
+    /// true/false, yes/no, on/off.
+    #[arg(
+        long,
+        env = "GRAPHPAY_CLIENT_TOKENS_TRUSTED_DOCUMENTS_ONLY",
+        value_parser = BoolishValueParser::new(),
+        default_value_t = false
+    )]
+    pub client_tokens_trusted_documents_only: bool,
 }
 
 /// The typed configuration the server runs with.
@@ -356,6 +373,10 @@ pub struct Config {
     pub live_key_ttl: Duration,
     /// Origins allowed to call the API from a browser; empty: no CORS.
     pub cors_allowed_origins: Vec<String>,
+    /// Where the trusted documents manifest is; unset: no trusted documents.
+    pub trusted_documents: Option<std::path::PathBuf>,
+    /// Whether client tokens may run trusted documents only.
+    pub client_tokens_trusted_documents_only: bool,
 }
 
 impl From<ServeArgs> for Config {
@@ -431,6 +452,8 @@ impl From<ServeArgs> for Config {
                     args.webhook_attempt_timeout_ms.max(1),
                 ))
             },
+            trusted_documents: args.trusted_documents,
+            client_tokens_trusted_documents_only: args.client_tokens_trusted_documents_only,
         }
     }
 }
@@ -469,6 +492,8 @@ impl Config {
             deliveries: DeliverySettings::default(),
             live_key_ttl: LIVE_KEY_TTL,
             cors_allowed_origins: Vec::new(),
+            trusted_documents: None,
+            client_tokens_trusted_documents_only: false,
         }
     }
 }

@@ -9,10 +9,12 @@ mod mutation;
 mod node;
 mod objects;
 mod query;
+pub mod read_only;
 mod relations;
 mod scalars;
 pub mod scopes;
 mod subscription;
+pub mod trusted_documents;
 mod webhooks;
 
 use std::sync::Arc;
@@ -88,8 +90,12 @@ pub fn build(
         )),
         None => builder,
     };
-    // After the limits, which parse the document only once its text has passed them.
-    builder.extension(scopes::ScopeCheck).finish()
+    // After the limits, which parse the document only once its text has passed them; the
+    // method before the scopes, so that a mutation sent with GET is told to use POST.
+    builder
+        .extension(read_only::ReadOnlyOverGet)
+        .extension(scopes::ScopeCheck)
+        .finish()
 }
 
 /// What a request (or a subscription connection) needs: the viewer and account-scoped loaders.

@@ -1,85 +1,136 @@
 //! `POST /graphql`: authenticate, read a bounded body, execute one operation or a bounded
 //! batch, answer in the negotiated media type (429 with `Retry-After` when throttled).
 
-use async_graphql::{BatchRequest, BatchResponse, ServerError};
+//! `/graphql` over HTTP, as GraphQL over HTTP describes it: `POST` with a JSON body (one
+//! operation or a bounded batch) and `GET` with the parameters in the query string (reads
+//! only; a browser asking for HTML gets the playground instead). Both authenticate, resolve
+//! trusted documents, run within the request deadline and answer in the negotiated media
+//! type (429 with `Retry-After` when throttled).
+
+use async_graphql::{BatchResponse, ServerError};
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::header::{ACCEPT, CONTENT_TYPE, RETRY_AFTER};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::header::{ALLOW, CONTENT_TYPE, RETRY_AFTER};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde::ser::SerializeMap;
 use tracing::Instrument;
 
-use super::AppState;
-use super::auth;
+use super::media::{self, Answer, BodyType};
+use super::params::{self, Params};
+use super::{AppState, auth, playground};
 use crate::error::{ApiError, codes, request_error};
+use crate::graphql::read_only::OverGet;
 use crate::service::accounts::Caller;
 use crate::{graphql, metrics};
 
-const GRAPHQL_RESPONSE: &str = "application/graphql-response+json";
+/// One exchange's answering: the negotiated media type, and the clock its refusals are
+/// counted with.
+struct Exchange {
+    started: std::time::Instant,
+    graphql_media: bool,
+}
 
-pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
-    let started = std::time::Instant::now();
-    let wants_graphql_response = headers
-        .get(ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|accept| accept.contains(GRAPHQL_RESPONSE));
-    let reply =
-        |status, response: &BatchResponse| respond(status, response, wants_graphql_response);
-    // Refusals before the schema runs are counted here; the schema counts the rest.
-    let refuse = |status, err: ApiError| {
-        metrics::record_request(metrics::UNKNOWN_OPERATION, err.code(), started.elapsed());
+impl Exchange {
+    fn new(answer: Answer) -> Self {
+        Self {
+            started: std::time::Instant::now(),
+            graphql_media: answer == Answer::GraphqlResponse,
+        }
+    }
+
+    fn reply(&self, status: StatusCode, response: &BatchResponse) -> Response {
+        respond(status, response, self.graphql_media)
+    }
+
+    /// A refusal before the schema runs (the schema counts the rest).
+    fn refuse(&self, status: StatusCode, err: ApiError) -> Response {
+        metrics::record_request(
+            metrics::UNKNOWN_OPERATION,
+            err.code(),
+            self.started.elapsed(),
+        );
         let response = async_graphql::Response::from_errors(vec![ServerError::from(err)]);
-        reply(status, &BatchResponse::Single(response))
-    };
+        self.reply(status, &BatchResponse::Single(response))
+    }
 
-    let caller = match auth::caller_of(&state.keys, &headers).await {
-        Ok(caller) => caller,
-        Err(err) => {
+    /// The status for a request error: GraphQL over HTTP answers a well-formed request 200
+    /// in `application/json`, and 400 in `application/graphql-response+json` when it failed
+    /// before execution began.
+    fn request_error_status(&self) -> StatusCode {
+        if self.graphql_media {
+            StatusCode::BAD_REQUEST
+        } else {
+            StatusCode::OK
+        }
+    }
+
+    /// Refuses a request whose document could not be resolved.
+    fn refuse_document(&self, err: ApiError) -> Response {
+        let status = match err {
+            // The credential is valid but may not send free text: not permitted, whatever
+            // the media type.
+            ApiError::PersistedQueryRequired => StatusCode::FORBIDDEN,
+            // An unknown `documentId` is a GraphQL response of a single error (the persisted
+            // documents proposal of GraphQL over HTTP), so it gets the status of any request
+            // error: 200 in `application/json`, where clients such as Apollo's and Relay's
+            // read the error's code from the body (and may then send the text instead), and
+            // 400 in `application/graphql-response+json`, since nothing was executed.
+            ApiError::PersistedQueryNotFound(_) => self.request_error_status(),
+            ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        self.refuse(status, err)
+    }
+
+    /// Who the request acts for, or the refusal to send.
+    async fn caller(&self, state: &AppState, headers: &HeaderMap) -> Result<Caller, Response> {
+        auth::caller_of(&state.keys, headers).await.map_err(|err| {
             let status = match err {
                 ApiError::Unauthenticated => StatusCode::UNAUTHORIZED,
                 _ => StatusCode::INTERNAL_SERVER_ERROR,
             };
-            return refuse(status, err);
-        }
-    };
+            self.refuse(status, err)
+        })
+    }
+}
 
+/// `POST /graphql`.
+pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
+    let exchange = Exchange::new(media::preferred(&headers));
+    let caller = match exchange.caller(&state, &headers).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
+    match media::body_type(&headers) {
+        BodyType::Json => {}
+        BodyType::Missing => {
+            return exchange.refuse(
+                StatusCode::BAD_REQUEST,
+                ApiError::ParseFailed(
+                    "the request has no Content-Type: send the body as JSON with                      `Content-Type: application/json`"
+                        .into(),
+                ),
+            );
+        }
+        BodyType::Unsupported => {
+            return exchange.refuse(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                ApiError::ParseFailed(
+                    "the body must be JSON in UTF-8: send `Content-Type: application/json`".into(),
+                ),
+            );
+        }
+    }
     let body = match axum::body::to_bytes(body, state.max_body_bytes).await {
         Ok(body) => body,
-        Err(err) => return refuse_body(err, state.max_body_bytes, refuse),
+        Err(err) => return refuse_body(err, state.max_body_bytes, |s, e| exchange.refuse(s, e)),
     };
-    let batch: BatchRequest = match serde_json::from_slice(&body) {
-        Ok(batch) => batch,
-        Err(err) => {
-            let message = format!(
-                "the body is not a GraphQL request (expected JSON with `query`, and optionally \
-                 `variables` and `operationName`, or an array of such): {err}"
-            );
-            return refuse(StatusCode::BAD_REQUEST, ApiError::ParseFailed(message));
-        }
-    };
-    match batch {
-        BatchRequest::Single(request) => {
-            let response = run(&state, request, &caller).await;
-            let throttled = retry_after(&response);
-            let status = if throttled.is_some() {
-                StatusCode::TOO_MANY_REQUESTS
-            } else if wants_graphql_response
-                && response.data == async_graphql::Value::Null
-                && response.is_err()
-            {
-                StatusCode::BAD_REQUEST
-            } else {
-                StatusCode::OK
-            };
-            let mut answer = reply(status, &BatchResponse::Single(response));
-            if let Some(seconds) = throttled {
-                answer
-                    .headers_mut()
-                    .insert(RETRY_AFTER, HeaderValue::from(seconds));
-            }
-            answer
-        }
-        BatchRequest::Batch(requests) if requests.len() > state.max_batch => refuse(
+    match params::from_body(&body) {
+        Err(malformed) => exchange.refuse(StatusCode::BAD_REQUEST, malformed.into()),
+        Ok(params::Body::Single(params)) => single(&state, &exchange, &caller, params, None).await,
+        Ok(params::Body::Batch(requests)) if requests.len() > state.max_batch => exchange.refuse(
             StatusCode::BAD_REQUEST,
             ApiError::QueryTooComplex {
                 message: format!(
@@ -90,29 +141,109 @@ pub async fn execute(State(state): State<AppState>, headers: HeaderMap, body: Bo
                 cost: None,
             },
         ),
-        BatchRequest::Batch(requests) => {
-            // One after another: a batch takes no more of the gateway at once than a request,
-            // and each operation pays for itself from the account's budget.
-            let mut responses = Vec::with_capacity(requests.len());
-            for request in requests {
-                responses.push(run(&state, request, &caller).await);
-            }
-            // Throttled operations make the whole answer a 429, as for a single one; the
-            // others' results are in it all the same.
-            let throttled = responses.iter().filter_map(retry_after).max();
-            let status = match throttled {
-                Some(_) => StatusCode::TOO_MANY_REQUESTS,
-                None => StatusCode::OK,
-            };
-            let mut answer = reply(status, &BatchResponse::Batch(responses));
-            if let Some(seconds) = throttled {
-                answer
-                    .headers_mut()
-                    .insert(RETRY_AFTER, HeaderValue::from(seconds));
-            }
-            answer
-        }
+        Ok(params::Body::Batch(requests)) => batch(&state, &exchange, &caller, requests).await,
     }
+}
+
+/// `GET /graphql`: the playground for a browser; for every other client, the operation in
+/// the query string, which must not be a mutation.
+pub async fn get(State(state): State<AppState>, headers: HeaderMap, uri: Uri) -> Response {
+    let answer = media::preferred(&headers);
+    if answer == Answer::Html {
+        return playground::page(&state);
+    }
+    let exchange = Exchange::new(answer);
+    let caller = match exchange.caller(&state, &headers).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
+    match params::from_uri(&uri) {
+        Ok(params) => single(&state, &exchange, &caller, params, Some(OverGet::new())).await,
+        Err(malformed) => exchange.refuse(StatusCode::BAD_REQUEST, malformed.into()),
+    }
+}
+
+/// Runs one operation; `over_get` marks one that came with `GET`.
+async fn single(
+    state: &AppState,
+    exchange: &Exchange,
+    caller: &Caller,
+    params: Params,
+    over_get: Option<OverGet>,
+) -> Response {
+    let mut request = match params.resolve(&state.documents, Some(caller)) {
+        Ok(request) => request,
+        Err(err) => return exchange.refuse_document(err),
+    };
+    if let Some(over_get) = &over_get {
+        request = request.data(over_get.clone());
+    }
+    let response = run(state, request, caller).await;
+    if over_get.is_some_and(|o| o.refused_mutation()) {
+        let mut answer = exchange.reply(
+            StatusCode::METHOD_NOT_ALLOWED,
+            &BatchResponse::Single(response),
+        );
+        answer
+            .headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("POST"));
+        return answer;
+    }
+    let throttled = retry_after(&response);
+    let status = if throttled.is_some() {
+        StatusCode::TOO_MANY_REQUESTS
+    } else if is_request_error(&response) {
+        exchange.request_error_status()
+    } else {
+        StatusCode::OK
+    };
+    let mut answer = exchange.reply(status, &BatchResponse::Single(response));
+    if let Some(seconds) = throttled {
+        answer
+            .headers_mut()
+            .insert(RETRY_AFTER, HeaderValue::from(seconds));
+    }
+    answer
+}
+
+/// Runs a batch's operations one after another: a batch takes no more of the gateway at once
+/// than a request, and each operation pays for itself from the account's budget. One that
+/// cannot be resolved is answered with its error; the others run all the same.
+async fn batch(
+    state: &AppState,
+    exchange: &Exchange,
+    caller: &Caller,
+    requests: Vec<Params>,
+) -> Response {
+    let mut responses = Vec::with_capacity(requests.len());
+    for params in requests {
+        let response = match params.resolve(&state.documents, Some(caller)) {
+            Ok(request) => run(state, request, caller).await,
+            Err(err) => {
+                metrics::record_request(
+                    metrics::UNKNOWN_OPERATION,
+                    err.code(),
+                    exchange.started.elapsed(),
+                );
+                async_graphql::Response::from_errors(vec![ServerError::from(err)])
+            }
+        };
+        responses.push(response);
+    }
+    // Throttled operations make the whole answer a 429, as for a single one; the others'
+    // results are in it all the same.
+    let throttled = responses.iter().filter_map(retry_after).max();
+    let status = match throttled {
+        Some(_) => StatusCode::TOO_MANY_REQUESTS,
+        None => StatusCode::OK,
+    };
+    let mut answer = exchange.reply(status, &BatchResponse::Batch(responses));
+    if let Some(seconds) = throttled {
+        answer
+            .headers_mut()
+            .insert(RETRY_AFTER, HeaderValue::from(seconds));
+    }
+    answer
 }
 
 /// Runs one operation for `caller` within the request deadline.
@@ -201,13 +332,48 @@ fn retry_after(response: &async_graphql::Response) -> Option<u64> {
     })
 }
 
+/// Whether the request failed before execution began: no data, and no error that belongs to
+/// a field.
+fn is_request_error(response: &async_graphql::Response) -> bool {
+    response.data == async_graphql::Value::Null
+        && !response.errors.is_empty()
+        && response.errors.iter().all(|err| err.path.is_empty())
+}
+
+/// A response as GraphQL over HTTP sends it: without `data` when the request failed before
+/// execution began (a `data` of null would say that execution ran and failed).
+struct Wire<'a>(&'a async_graphql::Response);
+
+impl Serialize for Wire<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let response = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        if !is_request_error(response) {
+            map.serialize_entry("data", &response.data)?;
+        }
+        if !response.errors.is_empty() {
+            map.serialize_entry("errors", &response.errors)?;
+        }
+        if !response.extensions.is_empty() {
+            map.serialize_entry("extensions", &response.extensions)?;
+        }
+        map.end()
+    }
+}
+
 fn respond(status: StatusCode, response: &BatchResponse, graphql_media: bool) -> Response {
     let content_type = if graphql_media {
-        GRAPHQL_RESPONSE
+        media::GRAPHQL_RESPONSE
     } else {
-        "application/json"
+        media::JSON
     };
-    match serde_json::to_vec(response) {
+    let body = match response {
+        BatchResponse::Single(one) => serde_json::to_vec(&Wire(one)),
+        BatchResponse::Batch(many) => {
+            serde_json::to_vec(&many.iter().map(Wire).collect::<Vec<_>>())
+        }
+    };
+    match body {
         Ok(body) => (
             status,
             [(CONTENT_TYPE, HeaderValue::from_static(content_type))],

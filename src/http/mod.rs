@@ -6,6 +6,8 @@ mod body_deadline;
 pub mod cors;
 mod graphql;
 mod health;
+mod media;
+mod params;
 mod playground;
 mod server;
 mod subscriptions;
@@ -25,6 +27,7 @@ use tower_http::request_id::{
 use tower_http::trace::TraceLayer;
 
 use crate::graphql::AppSchema;
+use crate::graphql::trusted_documents::TrustedDocuments;
 use crate::persistence::Db;
 use crate::service::accounts::Keys;
 use crate::service::feed::PaymentFeed;
@@ -39,6 +42,8 @@ pub struct AppState {
     /// The API-key check.
     pub keys: Keys,
     pub schema: AppSchema,
+    /// The trusted documents, and whether client tokens may run only them.
+    pub documents: TrustedDocuments,
     pub playground: Arc<PlaygroundPage>,
     pub request_timeout: Duration,
     /// Most operations in one batched request.
@@ -108,7 +113,7 @@ pub fn router(state: AppState) -> Router {
     let body_read_timeout = state.connections.body_read_timeout;
     let cors = state.cors.layer();
     Router::new()
-        .route("/graphql", get(playground::page).post(graphql::execute))
+        .route("/graphql", get(graphql::get).post(graphql::post))
         .route("/graphql/assets/{name}", get(playground::asset))
         .route("/graphql/ws", get(subscriptions::upgrade))
         .route("/webhooks/processor", post(webhooks::receive))

@@ -1,9 +1,10 @@
-//! The GraphiQL playground at `GET /graphql`, served entirely by the gateway.
+//! The GraphiQL playground at `GET /graphql` (for clients that ask for HTML), served
+//! entirely by the gateway.
 //!
 //! GraphiQL and React come from the npm registry at build time (see `playground/` and
 //! `build.rs`) and are embedded in the binary; the page loads nothing from any other origin.
 
-use axum::extract::{Path, State};
+use axum::extract::Path;
 use axum::http::StatusCode;
 use axum::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE};
 use axum::response::{Html, IntoResponse, Response};
@@ -104,7 +105,8 @@ const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsa
                    img-src 'self' data:; font-src 'self' data:; connect-src 'self'; \
                    worker-src 'self' blob:";
 
-pub async fn page(State(state): State<AppState>) -> Response {
+/// The page, for a `GET /graphql` that asks for HTML.
+pub fn page(state: &AppState) -> Response {
     (
         [(CONTENT_SECURITY_POLICY, CSP), (CACHE_CONTROL, "no-store")],
         Html(state.playground.html.clone()),

@@ -5,25 +5,33 @@
 //! The socket is driven here rather than by `async-graphql-axum`, so that its closes follow
 //! `graphql-transport-ws`: 4401 for a `subscribe` before the connection is acknowledged, 4403
 //! for a refused key, 4408 when `connection_init` does not arrive in time, 4400 for a message
-//! that is not part of the protocol.
+//! that is not part of the protocol. A `subscribe` payload is read here too, as the
+//! parameters of an HTTP request are: it may name a trusted document by `documentId`, and a
+//! client token held to trusted documents may not send free text.
 
 use std::sync::Arc;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use async_graphql::http::{ALL_WEBSOCKET_PROTOCOLS, WebSocketProtocols, WsMessage};
+use async_graphql::http::{ALL_WEBSOCKET_PROTOCOLS, ClientMessage, WebSocketProtocols, WsMessage};
+use async_graphql::{Data, Executor, ServerError};
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use axum::extract::{State, WebSocketUpgrade};
 use axum::http::header::SEC_WEBSOCKET_PROTOCOL;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use futures_util::stream::BoxStream;
 use futures_util::{SinkExt, StreamExt, future};
+use serde::Deserialize;
 use tracing::Instrument;
 
 use super::AppState;
-use super::auth;
+use super::{auth, params};
 use crate::error::ApiError;
-use crate::graphql;
+use crate::graphql::trusted_documents::TrustedDocuments;
+use crate::graphql::{self, AppSchema};
+use crate::metrics;
+use crate::service::accounts::Caller;
 
 /// Close codes of `graphql-transport-ws`.
 mod close {
@@ -79,19 +87,30 @@ enum Refusal {
 struct Handshake {
     init_received: AtomicBool,
     refusal: OnceLock<Refusal>,
+    /// Who the connection acts for, once `connection_init` was accepted.
+    caller: OnceLock<Caller>,
 }
 
 async fn serve(socket: WebSocket, state: AppState, protocol: WebSocketProtocols) {
     let (mut sink, stream) = socket.split();
-    let input = stream
-        .take_while(|message| future::ready(message.is_ok()))
-        .filter_map(|message| {
-            future::ready(match message {
-                Ok(message @ (Message::Text(_) | Message::Binary(_))) => Some(message.into_data()),
-                _ => None,
-            })
-        });
     let handshake = Arc::new(Handshake::default());
+    let input = {
+        let handshake = handshake.clone();
+        let documents = state.documents.clone();
+        stream
+            .take_while(|message| future::ready(message.is_ok()))
+            .filter_map(|message| {
+                future::ready(match message {
+                    Ok(message @ (Message::Text(_) | Message::Binary(_))) => {
+                        Some(message.into_data())
+                    }
+                    _ => None,
+                })
+            })
+            // Messages are read one at a time, and none while `connection_init` is being
+            // checked: a `subscribe` after it sees the caller it established.
+            .map(move |bytes| client_message(&bytes, &documents, handshake.caller.get()))
+    };
     let on_init = {
         let handshake = handshake.clone();
         let db = state.db.clone();
@@ -103,7 +122,10 @@ async fn serve(socket: WebSocket, state: AppState, protocol: WebSocketProtocols)
                 .or_else(|| payload.get("authorization"))
                 .and_then(|v| v.as_str());
             match auth::authenticate(&keys, authorization).await {
-                Ok(caller) => Ok(graphql::data_for(&db, caller)),
+                Ok(caller) => {
+                    let _ = handshake.caller.set(caller.clone());
+                    Ok(graphql::data_for(&db, caller))
+                }
                 Err(err) => {
                     let refusal = match err {
                         ApiError::Unauthenticated => Refusal::Forbidden,
@@ -115,7 +137,8 @@ async fn serve(socket: WebSocket, state: AppState, protocol: WebSocketProtocols)
             }
         }
     };
-    let mut replies = async_graphql::http::WebSocket::new(state.schema.clone(), input, protocol)
+    let gate = Gate(state.schema.clone());
+    let mut replies = async_graphql::http::WebSocket::from_message_stream(gate, input, protocol)
         .on_connection_init(on_init);
     let mut init_deadline = std::pin::pin!(tokio::time::sleep(state.connections.ws_init_timeout));
     loop {
@@ -147,6 +170,80 @@ async fn serve(socket: WebSocket, state: AppState, protocol: WebSocketProtocols)
         };
         if sink.send(message).await.is_err() || last {
             break;
+        }
+    }
+}
+
+/// The parts of a client message that tell a `subscribe` (`start` in the older protocol).
+#[derive(Deserialize)]
+struct Envelope {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    payload: Option<serde_json::Value>,
+}
+
+/// Reads one client message. A `subscribe` payload is read as request parameters and its
+/// document resolved for `caller` (unknown before the handshake, which async-graphql then
+/// refuses whatever the payload); one that cannot run is marked [`Refused`]. Every other
+/// message is async-graphql's to read; a message that cannot be read closes the socket.
+fn client_message(
+    bytes: &[u8],
+    documents: &TrustedDocuments,
+    caller: Option<&Caller>,
+) -> serde_json::Result<ClientMessage> {
+    let envelope: Envelope = serde_json::from_slice(bytes)?;
+    if !matches!(envelope.kind.as_str(), "subscribe" | "start") {
+        return serde_json::from_slice(bytes);
+    }
+    let invalid = |message: String| <serde_json::Error as serde::de::Error>::custom(message);
+    let id = envelope
+        .id
+        .ok_or_else(|| invalid("a subscribe message needs an `id`".into()))?;
+    let params = params::from_payload(envelope.payload.unwrap_or_default())
+        .map_err(|params::Malformed(message)| invalid(message))?;
+    let payload = match params.resolve(documents, caller) {
+        Ok(request) => request,
+        Err(err) => {
+            metrics::record_request(metrics::UNKNOWN_OPERATION, err.code(), Default::default());
+            async_graphql::Request::new("").data(Refused(ServerError::from(err)))
+        }
+    };
+    Ok(ClientMessage::Start { id, payload })
+}
+
+/// A `subscribe` that may not run, and the error it is answered with.
+#[derive(Clone)]
+struct Refused(ServerError);
+
+/// The schema, answering a [`Refused`] subscribe with its error (one `next` with the error,
+/// then `complete`, as for a document that does not validate) instead of running it.
+#[derive(Clone)]
+struct Gate(AppSchema);
+
+impl Executor for Gate {
+    async fn execute(&self, request: async_graphql::Request) -> async_graphql::Response {
+        self.0.execute(request).await
+    }
+
+    fn execute_stream(
+        &self,
+        request: async_graphql::Request,
+        session_data: Option<Arc<Data>>,
+    ) -> BoxStream<'static, async_graphql::Response> {
+        let refused = request
+            .data
+            .get(&std::any::TypeId::of::<Refused>())
+            .and_then(|d| d.downcast_ref::<Refused>())
+            .cloned();
+        match refused {
+            Some(Refused(err)) => futures_util::stream::once(future::ready(
+                async_graphql::Response::from_errors(vec![err]),
+            ))
+            .boxed(),
+            None => Executor::execute_stream(&self.0, request, session_data),
         }
     }
 }

@@ -205,6 +205,15 @@ impl Db {
         Ok(())
     }
 
+    /// Undoes the newest `steps` migrations (to test a migration's treatment of existing rows).
+    ///
+    /// Exists for the tests and benchmarks (feature `test-support`).
+    #[cfg(feature = "test-support")]
+    pub async fn undo_migrations(&self, steps: u32) -> Result<(), DbError> {
+        Migrator::down(&self.conn, Some(steps)).await?;
+        Ok(())
+    }
+
     /// Runs a query as given and returns every column of every row as text (for `EXPLAIN`).
     ///
     /// Exists for the tests and benchmarks (feature `test-support`).

@@ -117,7 +117,8 @@ async fn serve_with_cli_made_keys_and_stop_on_sigterm() {
     let mut child = Command::new(BIN)
         .args(["serve", "--listen", "127.0.0.1:0", "--log-format", "json"])
         .env("DATABASE_URL", &url)
-        .env("RUST_LOG", "info")
+        // Responses are logged at `debug` (at `info` only when slow or failed).
+        .env("RUST_LOG", "info,graphpay::http=debug")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -132,6 +133,7 @@ async fn serve_with_cli_made_keys_and_stop_on_sigterm() {
         "no demo account when one exists"
     );
 
+    graphpay::delivery::outbound::install_default_tls();
     let client = reqwest::Client::new();
     let ask = |key: String| {
         let client = client.clone();
@@ -160,6 +162,8 @@ async fn serve_with_cli_made_keys_and_stop_on_sigterm() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // A revoked key stops working on every instance within one second.
+    tokio::time::sleep(Duration::from_secs(1)).await;
     let (status, _) = ask(second["apiKey"].as_str().unwrap().to_string()).await;
     assert_eq!(status, 401);
     let (status, _) = ask(created["apiKey"].as_str().unwrap().to_string()).await;
@@ -358,6 +362,7 @@ async fn a_handled_webhook_is_logged_without_the_payment_itself() {
         })
         .expect("the demo key");
     let note = "ring twice, the dog is called Biscuit";
+    graphpay::delivery::outbound::install_default_tls();
     let created: Value = reqwest::Client::new()
         .post(format!("{}/graphql", served.address))
         .bearer_auth(&key)

@@ -2,6 +2,19 @@ use graphpay::config::Config;
 
 use crate::helpers::{Backend, TestApp};
 
+/// `GET /graphql` as a browser sends it: the playground is served to clients that ask for HTML.
+async fn page(app: &TestApp) -> reqwest::Response {
+    app.http
+        .get(format!("{}/graphql", app.address))
+        .header(
+            "accept",
+            "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+        )
+        .send()
+        .await
+        .expect("request sent")
+}
+
 /// Every `src=` and `href=` in the page, and every `url(` in its stylesheet, is same-origin.
 fn external_references(text: &str) -> Vec<String> {
     let mut found = Vec::new();
@@ -23,7 +36,7 @@ fn external_references(text: &str) -> Vec<String> {
 #[tokio::test]
 async fn the_playground_is_served_from_this_origin_only() {
     let app = TestApp::spawn(Backend::Sqlite).await;
-    let page = app.get("/graphql").await;
+    let page = page(&app).await;
     assert_eq!(page.status(), 200);
     let csp = page.headers()["content-security-policy"]
         .to_str()
@@ -68,7 +81,7 @@ async fn a_fresh_gateway_creates_a_demo_account_and_prefills_its_key() {
         .demo
         .clone()
         .expect("a demo account on an empty database");
-    let html = app.get("/graphql").await.text().await.unwrap();
+    let html = page(&app).await.text().await.unwrap();
     assert!(html.contains(&format!("Bearer {key}")));
     let data = app
         .query(&key, "{ viewer { id } }", serde_json::json!({}))
@@ -80,6 +93,6 @@ async fn a_fresh_gateway_creates_a_demo_account_and_prefills_its_key() {
 async fn no_demo_account_when_accounts_exist_and_no_key_in_the_page() {
     let app = TestApp::spawn(Backend::Sqlite).await;
     assert!(app.demo.is_none());
-    let html = app.get("/graphql").await.text().await.unwrap();
+    let html = page(&app).await.text().await.unwrap();
     assert!(!html.contains("gpk_"));
 }

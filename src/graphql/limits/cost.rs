@@ -20,6 +20,9 @@ use crate::domain::paging::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE};
 
 /// What `totalCount` adds to its connection while it counts rows: as much as a full page.
 pub const TOTAL_COUNT_COST: u64 = 100;
+/// What `totalCount` of payments adds when it is read from the status counts (no filter, or a
+/// status filter only): a few rows, like one object.
+pub const COUNTED_TOTAL_COST: u64 = 1;
 const MUTATION_FIELD_COST: u64 = 10;
 const CONNECTION_COST: u64 = 2;
 /// `nodes(ids)` takes at most this many ids; more are refused by the field itself.
@@ -88,8 +91,9 @@ enum Kind {
         page: u64,
         parts: Vec<Planned>,
     },
-    /// `totalCount` of a connection, which counts rows.
-    TotalCount,
+    /// `totalCount` of a connection, at what it costs: [`TOTAL_COUNT_COST`] when it counts
+    /// rows, [`COUNTED_TOTAL_COST`] when the status counts answer it.
+    TotalCount(u64),
     /// `edges` or `nodes` of a connection: each row is paid for by the connection.
     Rows(Vec<Planned>),
     /// `node` of an edge.
@@ -185,7 +189,7 @@ impl Planner<'_> {
                     let inner = &field.selection_set.node;
                     let kind = if inner.items.is_empty() {
                         if name == "totalCount" && self.is_connection(parent) {
-                            Kind::TotalCount
+                            Kind::TotalCount(TOTAL_COUNT_COST)
                         } else {
                             Kind::Free
                         }
@@ -234,10 +238,18 @@ impl Planner<'_> {
                 (a, b) => a.unwrap_or(0).max(b.unwrap_or(0)),
             }
             .min(MAX_PAGE_SIZE as u64);
-            Kind::Connection {
-                page,
-                parts: children,
-            }
+            let counted = self.counted_total(ty, field);
+            let parts = children
+                .into_iter()
+                .map(|part| match part.kind {
+                    Kind::TotalCount(_) if counted => Planned {
+                        kind: Kind::TotalCount(COUNTED_TOTAL_COST),
+                        ..part
+                    },
+                    _ => part,
+                })
+                .collect();
+            Kind::Connection { page, parts }
         } else if self.is_connection(parent) {
             match name {
                 "edges" | "nodes" => Kind::Rows(children),
@@ -252,6 +264,29 @@ impl Planner<'_> {
             }
         } else {
             Kind::Object(children)
+        }
+    }
+
+    /// Whether the status counts answer this connection's `totalCount`: payments with no
+    /// filter, or a filter of statuses only (see `persistence::payment_pages::count`). A
+    /// filter whose other fields are variables is taken as counting rows.
+    fn counted_total(&self, ty: &str, field: &Field) -> bool {
+        if ty != "PaymentConnection" {
+            return false;
+        }
+        match self.argument(field, "filter") {
+            None
+            | Some(ArgValue::Const(Value::Null))
+            | Some(ArgValue::Parsed(ParsedValue::Null)) => true,
+            Some(ArgValue::Const(Value::Object(fields))) => fields
+                .iter()
+                .all(|(name, value)| name.as_str() == "status" || *value == Value::Null),
+            Some(ArgValue::Parsed(ParsedValue::Object(fields))) => {
+                fields.iter().all(|(name, value)| {
+                    name.as_str() == "status" || matches!(value, ParsedValue::Null)
+                })
+            }
+            Some(_) => false,
         }
     }
 
@@ -327,7 +362,7 @@ fn requested(field: &Planned) -> u64 {
                         .fold(0u64, |t, p| t.saturating_add(requested(p))),
                 )
         }
-        Kind::TotalCount => TOTAL_COUNT_COST,
+        Kind::TotalCount(cost) => *cost,
         Kind::Nodes { count, children } => {
             count.saturating_mul(1u64.saturating_add(sum(children, requested)))
         }
@@ -354,7 +389,7 @@ fn actual(field: &Planned, value: &Value) -> u64 {
     }
     match (&field.kind, value) {
         (Kind::Free, _) => 0,
-        (Kind::TotalCount, _) => TOTAL_COUNT_COST,
+        (Kind::TotalCount(cost), _) => *cost,
         (Kind::Object(children), Value::List(items)) => 1u64.saturating_add(
             items
                 .iter()

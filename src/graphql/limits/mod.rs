@@ -61,7 +61,7 @@ impl Default for QueryLimits {
     }
 }
 
-/// Marks a request that came over HTTP `POST`, where subscriptions cannot run.
+/// Marks a request that came over HTTP (`POST` or `GET`), where subscriptions cannot run.
 #[derive(Clone, Copy, Debug)]
 pub struct OverHttp;
 
@@ -166,7 +166,8 @@ impl GuardedRequest {
                 .contains_key(&std::any::TypeId::of::<OverHttp>())
         {
             return Err(ApiError::ValidationFailed(
-                "subscriptions run over the WebSocket at /graphql/ws, not over POST".into(),
+                "subscriptions run over the WebSocket at /graphql/ws, not over HTTP POST or GET"
+                    .into(),
             ));
         }
         let plan = Plan::new(

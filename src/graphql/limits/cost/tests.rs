@@ -41,7 +41,21 @@ fn documents_cost_what_the_contract_says() {
             2 + 100 * 4,
         ),
         ("{ payments(first: 0) { nodes { id } } }", 2),
-        ("{ payments(first: 10) { totalCount } }", 2 + 10 + 100),
+        // Without a filter, or with statuses only, the status counts answer totalCount;
+        // other filters count rows, like a full page.
+        ("{ payments(first: 10) { totalCount } }", 2 + 10 + 1),
+        (
+            "{ payments(first: 10, filter: {status: [SUCCEEDED, FAILED]}) { totalCount } }",
+            2 + 10 + 1,
+        ),
+        (
+            "{ payments(first: 10, filter: {status: [SUCCEEDED], currency: \"EUR\"}) { totalCount } }",
+            2 + 10 + 100,
+        ),
+        (
+            "{ payments(first: 10, filter: {amountMin: null}) { totalCount } }",
+            2 + 10 + 1,
+        ),
         (
             "{ viewer { payments(first: 3) { edges { cursor node { refunds { payment { id } } } } } } }",
             1 + 2 + 3 * 3,
@@ -122,7 +136,7 @@ fn out_of_range_page_sizes_are_costed_at_the_most_a_page_can_hold() {
 #[test]
 fn the_actual_cost_counts_the_rows_returned() {
     let plan = plan(
-        "{ p: payments(first: 10) { e: edges { n: node { id events { toStatus } } } totalCount } viewer { id } }",
+        "{ p: payments(first: 10, filter: {currency: \"USD\"}) { e: edges { n: node { id events { toStatus } } } totalCount } viewer { id } }",
         serde_json::json!({}),
     );
     assert_eq!(plan.requested(), 2 + 10 * 2 + 100 + 1);
@@ -140,6 +154,31 @@ fn the_actual_cost_counts_the_rows_returned() {
     .unwrap();
     assert_eq!(plan.actual(&data, true), 2 + 3 * 2 + 100 + 1);
     assert_eq!(plan.actual(&Value::Null, false), 0);
+}
+
+#[test]
+fn a_filter_in_variables_decides_how_total_count_is_charged() {
+    let query = "query Q($f: PaymentFilter) { payments(first: 5, filter: $f) { totalCount } }";
+    for (variables, cost) in [
+        (serde_json::json!({}), 2 + 5 + 1),
+        (serde_json::json!({"f": null}), 2 + 5 + 1),
+        (serde_json::json!({"f": {"status": ["PENDING"]}}), 2 + 5 + 1),
+        (
+            serde_json::json!({"f": {"status": ["PENDING"], "currency": null}}),
+            2 + 5 + 1,
+        ),
+        (serde_json::json!({"f": {"currency": "EUR"}}), 2 + 5 + 100),
+        (
+            serde_json::json!({"f": {"createdAfter": "2026-01-01T00:00:00Z"}}),
+            2 + 5 + 100,
+        ),
+    ] {
+        assert_eq!(
+            plan(query, variables.clone()).requested(),
+            cost,
+            "{variables}"
+        );
+    }
 }
 
 #[test]

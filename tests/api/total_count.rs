@@ -1,0 +1,191 @@
+//! `totalCount` from the status counts: exact after concurrent creates, declines, refunds and
+//! cancellations, for no filter and for status filters; other filters count rows.
+
+use futures_util::future::join_all;
+use serde_json::json;
+
+use crate::helpers::{
+    Backend, CANCEL, TestApp, create, created_id, input, on_both_backends_fn, refund,
+};
+
+const STATUSES: [&str; 8] = [
+    "PENDING",
+    "PROCESSING",
+    "SUCCEEDED",
+    "FAILED",
+    "CANCELED",
+    "REFUNDING",
+    "PARTIALLY_REFUNDED",
+    "REFUNDED",
+];
+
+/// Rows counted the slow way, for comparison.
+async fn counted(app: &TestApp, account: &str, statuses: &[&str]) -> i64 {
+    let filter = if statuses.is_empty() {
+        String::new()
+    } else {
+        let list: Vec<String> = statuses.iter().map(|s| format!("'{s}'")).collect();
+        format!(" AND status IN ({})", list.join(", "))
+    };
+    app.db
+        .query_text(&format!(
+            "SELECT COUNT(*) FROM payments WHERE account_id = '{account}'{filter}"
+        ))
+        .await
+        .unwrap()[0][0]
+        .parse()
+        .unwrap()
+}
+
+async fn total(app: &TestApp, key: &str, statuses: Option<&[&str]>) -> i64 {
+    let data = app
+        .query(
+            key,
+            "query T($filter: PaymentFilter) { payments(first: 1, filter: $filter) { totalCount } }",
+            json!({"filter": statuses.map(|s| json!({"status": s}))}),
+        )
+        .await;
+    data["payments"]["totalCount"].as_i64().unwrap()
+}
+
+async fn assert_totals_match_rows(app: &TestApp, key: &str, account: &str) {
+    assert_eq!(
+        total(app, key, None).await,
+        counted(app, account, &[]).await
+    );
+    for status in STATUSES {
+        assert_eq!(
+            total(app, key, Some(&[status])).await,
+            counted(app, account, &[status]).await,
+            "{status}"
+        );
+    }
+    let some = ["SUCCEEDED", "REFUNDED", "PENDING"];
+    assert_eq!(
+        total(app, key, Some(&some)).await,
+        counted(app, account, &some).await
+    );
+}
+
+async fn totals_stay_exact_under_concurrent_changes(backend: Backend) {
+    let app = TestApp::quiet(backend).await;
+    let (account, key) = app.account("Acme").await;
+    let (other_account, other_key) = app.account("Other").await;
+    // Creates of every outcome, all at once, in two accounts.
+    let sources = [
+        "tok_visa",
+        "tok_chargeDeclined",
+        "tok_insufficientFunds",
+        "tok_mastercard",
+    ];
+    let creates = (0..60).map(|i| {
+        let (app, key, other_key) = (&app, &key, &other_key);
+        async move {
+            let mut body = input(1_000, sources[i % sources.len()]);
+            if i % 5 == 0 {
+                body["confirm"] = json!(false);
+            }
+            let key = if i % 6 == 0 { other_key } else { key };
+            create(app, key, &format!("c{i}"), body).await["payment"].clone()
+        }
+    });
+    let created = join_all(creates).await;
+    let succeeded: Vec<String> = created
+        .iter()
+        .filter(|p| p["status"] == "SUCCEEDED")
+        .map(|p| p["id"].as_str().unwrap().to_string())
+        .collect();
+    let pending: Vec<String> = created
+        .iter()
+        .filter(|p| p["status"] == "PENDING")
+        .map(|p| p["id"].as_str().unwrap().to_string())
+        .collect();
+    assert!(succeeded.len() > 10 && pending.len() > 5, "{created:?}");
+    // Full and partial refunds, twice at once for some payments, and cancellations, all
+    // concurrently.
+    let refunds = succeeded.iter().enumerate().flat_map(|(i, id)| {
+        let amount = if i % 2 == 0 { None } else { Some(300) };
+        (0..2).map(move |n| (i, id.clone(), amount, n))
+    });
+    let refunds = refunds.map(|(i, id, amount, n)| {
+        let (app, key, other_key) = (&app, &key, &other_key);
+        async move {
+            refund(app, key, &format!("r{i}-{n}"), &id, amount).await;
+            refund(app, other_key, &format!("r{i}-{n}"), &id, amount).await;
+        }
+    });
+    let cancels = pending.iter().map(|id| {
+        let (app, key, other_key) = (&app, &key, &other_key);
+        async move {
+            for key in [key, other_key] {
+                app.post(Some(key), CANCEL, json!({"id": id})).await;
+            }
+        }
+    });
+    futures_util::join!(join_all(refunds), join_all(cancels));
+
+    assert_totals_match_rows(&app, &key, &account).await;
+    assert_totals_match_rows(&app, &other_key, &other_account).await;
+    assert!(
+        counted(&app, &account, &["REFUNDED"]).await > 0
+            && counted(&app, &account, &["PARTIALLY_REFUNDED"]).await > 0
+            && counted(&app, &account, &["CANCELED"]).await > 0
+            && counted(&app, &account, &["FAILED"]).await > 0,
+        "the run reached every kind of change"
+    );
+}
+
+/// The unfiltered and status-filtered totals come from the counts (a count changed behind the
+/// gateway's back shows), while other filters count the rows they select.
+async fn status_totals_are_read_from_the_counts_and_other_filters_count_rows(backend: Backend) {
+    let app = TestApp::quiet(backend).await;
+    let (account, key) = app.account("Acme").await;
+    for i in 0..3 {
+        created_id(&app, &key, &format!("p{i}"), input(500, "tok_visa")).await;
+    }
+    app.db
+        .execute_unprepared(&format!(
+            "INSERT INTO payment_counts (account_id, status, bucket, count) \
+             VALUES ('{account}', 'SUCCEEDED', 99, 1000)"
+        ))
+        .await
+        .unwrap();
+    assert_eq!(total(&app, &key, None).await, 1003);
+    assert_eq!(total(&app, &key, Some(&["SUCCEEDED"])).await, 1003);
+    assert_eq!(total(&app, &key, Some(&["FAILED"])).await, 0);
+    let data = app
+        .query(
+            &key,
+            "{ payments(first: 1, filter: {status: [SUCCEEDED], currency: \"USD\"}) { totalCount } }",
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        data["payments"]["totalCount"], 3,
+        "a currency filter counts rows"
+    );
+}
+
+/// Payments that existed before the counts did are counted by the migration that adds them.
+async fn the_migration_counts_the_payments_already_there(backend: Backend) {
+    let app = TestApp::quiet(backend).await;
+    let (account, key) = app.account("Acme").await;
+    app.db.undo_migrations(1).await.unwrap();
+    for i in 0..4 {
+        created_id(&app, &key, &format!("before-{i}"), input(500, "tok_visa")).await;
+    }
+    created_id(&app, &key, "declined", input(500, "tok_chargeDeclined")).await;
+    graphpay::persistence::Db::migrate(&app.db_config)
+        .await
+        .unwrap();
+    assert_totals_match_rows(&app, &key, &account).await;
+    assert_eq!(total(&app, &key, None).await, 5);
+    created_id(&app, &key, "after", input(500, "tok_visa")).await;
+    assert_eq!(total(&app, &key, Some(&["SUCCEEDED"])).await, 5);
+}
+
+on_both_backends_fn!(
+    totals_stay_exact_under_concurrent_changes,
+    status_totals_are_read_from_the_counts_and_other_filters_count_rows,
+    the_migration_counts_the_payments_already_there,
+);
