@@ -9,6 +9,7 @@ mod client_tokens;
 mod cluster_selftest;
 mod connections;
 mod cors;
+mod dashboard_browser;
 mod errors;
 mod feed;
 mod graphql_over_http;

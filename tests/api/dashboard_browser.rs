@@ -1,0 +1,204 @@
+//! The dashboard example (`examples/dashboard`) in a real browser: Debian's Chromium, driven by
+//! `tests/browser/dashboard.mjs`, against a gateway that lets client tokens run the dashboard's
+//! trusted documents only, with the built dashboard served from another origin. Runs on
+//! PostgreSQL when `TEST_DATABASE_URL` is set, else on SQLite. Without Chromium, Node, the
+//! script's `node_modules` or a built dashboard it says loudly that it did not run.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use crate::helpers::{Backend, TestApp};
+
+const PAYMENTS: usize = 120;
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+const CREATE: &str = "mutation Create($input: CreatePaymentInput!, $key: String!) {
+  createPayment(input: $input, idempotencyKey: $key) { payment { id status createdAt } }
+}";
+const MINT: &str = "mutation Mint($scopes: [ClientTokenScope!]!) {
+  createClientToken(input: {scopes: $scopes, ttlSeconds: 3600}) { token scopes }
+}";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_dashboard_pages_every_payment_once_hears_a_refund_live_and_shows_a_forbidden_one() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if let Some(missing) = missing_prerequisite(root) {
+        loud(&format!(
+            "!!! BROWSER test NOT run: {missing} (see .ci/run for how to install it) !!!"
+        ));
+        return;
+    }
+    let backend = if std::env::var_os("TEST_DATABASE_URL").is_some_and(|v| !v.is_empty()) {
+        Backend::Postgres
+    } else {
+        Backend::Sqlite
+    };
+
+    let dashboard = StaticSite::serve(root.join("examples/dashboard/dist")).await;
+    let manifest = root.join("examples/dashboard/persisted-documents.json");
+    let origin = dashboard.origin.clone();
+    let app = TestApp::spawn_with(backend, |c| {
+        c.cors_allowed_origins = vec![origin];
+        c.trusted_documents = Some(manifest.clone());
+        c.client_tokens_trusted_documents_only = true;
+    })
+    .await;
+    let (_, key) = app.account("Dashboard Shop").await;
+
+    let newest_first = create_payments(&app, &key).await;
+    let token = mint(&app, &key, &["PAYMENTS_READ", "REFUNDS_WRITE"]).await;
+    let read_only = mint(&app, &key, &["PAYMENTS_READ"]).await;
+    assert_eq!(
+        app.error_code(&token, "{ viewer { id } }", json!({})).await,
+        "PERSISTED_QUERY_REQUIRED",
+        "the gateway runs only the dashboard's documents for client tokens"
+    );
+
+    let artifacts = root.join("target/browser-artifacts");
+    std::fs::create_dir_all(&artifacts).expect("target/browser-artifacts is writable");
+    let screenshot = artifacts.join("dashboard.png");
+    let _ = std::fs::remove_file(&screenshot);
+
+    let mut script = tokio::process::Command::new("node");
+    script
+        .arg("dashboard.mjs")
+        .current_dir(root.join("tests/browser"))
+        .env("CHROMIUM", CHROMIUM)
+        .env("DASHBOARD_URL", &dashboard.origin)
+        .env("GATEWAY_URL", &app.address)
+        .env("CLIENT_TOKEN", &token)
+        .env("READ_ONLY_TOKEN", &read_only)
+        .env("SECRET_KEY", &key)
+        .env("EXPECTED_IDS", Value::from(newest_first).to_string())
+        .env("MANIFEST", &manifest)
+        .env("SCREENSHOT", &screenshot)
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    let output = tokio::time::timeout(Duration::from_secs(240), script.output())
+        .await
+        .expect("the browser script finishes within 4 minutes")
+        .expect("node starts");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert!(
+        output.status.success(),
+        "the dashboard's browser checks failed ({}):\n{stdout}\n{stderr}",
+        output.status
+    );
+    println!("{stdout}");
+    assert!(
+        screenshot.is_file(),
+        "no screenshot at {}",
+        screenshot.display()
+    );
+    loud(&format!(
+        "dashboard browser test ({backend:?}) passed; screenshot: {}",
+        screenshot.display()
+    ));
+}
+
+/// What the browser test needs and this machine lacks, if anything.
+fn missing_prerequisite(root: &Path) -> Option<String> {
+    if !Path::new(CHROMIUM).is_file() {
+        return Some(format!("{CHROMIUM} is missing (apt-get install chromium)"));
+    }
+    let node = std::process::Command::new("node")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status();
+    if !node.is_ok_and(|s| s.success()) {
+        return Some("node is missing".into());
+    }
+    if !root
+        .join("tests/browser/node_modules/playwright-core")
+        .is_dir()
+    {
+        return Some("tests/browser/node_modules is missing (npm ci in tests/browser)".into());
+    }
+    if !root.join("examples/dashboard/dist/index.html").is_file() {
+        return Some(
+            "examples/dashboard/dist is missing (npm ci && npm run build in examples/dashboard)"
+                .into(),
+        );
+    }
+    None
+}
+
+/// Writes past the test harness's output capture, so the line is in every log.
+fn loud(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// Creates the payments one after another, each a little later than the one before; returns
+/// their ids newest first, the dashboard's order.
+async fn create_payments(app: &TestApp, key: &str) -> Vec<String> {
+    let mut created: Vec<(OffsetDateTime, String)> = Vec::with_capacity(PAYMENTS);
+    for n in 1..=PAYMENTS {
+        let input = json!({
+            "amount": 1000 + n,
+            "currency": "USD",
+            "source": "tok_visa",
+            "description": format!("Order {n}"),
+        });
+        let data = app
+            .query(
+                key,
+                CREATE,
+                json!({"input": input, "key": format!("order-{n}")}),
+            )
+            .await;
+        let payment = &data["createPayment"]["payment"];
+        assert_eq!(payment["status"], "SUCCEEDED", "{payment}");
+        let at = OffsetDateTime::parse(payment["createdAt"].as_str().unwrap(), &Rfc3339)
+            .expect("createdAt is RFC 3339");
+        if let Some((before, _)) = created.last() {
+            assert!(
+                at > *before,
+                "payment {n} was not created after the one before it"
+            );
+        }
+        created.push((at, payment["id"].as_str().unwrap().to_string()));
+    }
+    created.into_iter().rev().map(|(_, id)| id).collect()
+}
+
+async fn mint(app: &TestApp, key: &str, scopes: &[&str]) -> String {
+    let data = app.query(key, MINT, json!({"scopes": scopes})).await;
+    let token = data["createClientToken"]["token"].as_str().unwrap();
+    assert!(token.starts_with("gpct_"), "{data}");
+    token.to_string()
+}
+
+/// A directory served over HTTP on an ephemeral port: an origin of its own.
+struct StaticSite {
+    origin: String,
+    server: tokio::task::JoinHandle<()>,
+}
+
+impl StaticSite {
+    async fn serve(dir: PathBuf) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a port for the dashboard");
+        let origin = format!("http://{}", listener.local_addr().unwrap());
+        let router = axum::Router::new().fallback_service(tower_http::services::ServeDir::new(dir));
+        let server = tokio::spawn(async move {
+            let _ = axum::serve(listener, router).await;
+        });
+        StaticSite { origin, server }
+    }
+}
+
+impl Drop for StaticSite {
+    fn drop(&mut self) {
+        self.server.abort();
+    }
+}
