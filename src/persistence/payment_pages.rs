@@ -289,8 +289,8 @@ async fn count_by_status(
 #[cfg(feature = "test-support")]
 pub fn page_sql(backend: super::Backend, query: &PageQuery) -> String {
     let backend = match backend {
-        super::Backend::Sqlite => sea_orm::DbBackend::Sqlite,
-        super::Backend::Postgres => sea_orm::DbBackend::Postgres,
+        super::Backend::Sqlite => DbBackend::Sqlite,
+        super::Backend::Postgres => DbBackend::Postgres,
     };
     page_select(query).0.build(backend).to_string()
 }
