@@ -2,7 +2,8 @@
 -- Arguments after `--`: <mode> <api key> <run id>; mode `create` sends a fresh idempotency key
 -- every time (unique to the run), `replay` cycles through the 200 keys `replay-0` ..
 -- `replay-199` made beforehand, and `page` reads the first page of 50 payments with cursors
--- and pageInfo.
+-- and pageInfo; `deep` reads the page after the cursor given as the third argument, and
+-- `count` the first page with `totalCount`.
 
 local threads = {}
 local next_id = 0
@@ -25,11 +26,20 @@ local query = "mutation C($input: CreatePaymentInput!, $key: String!) { createPa
 
 local page = '{"query":"query Page { payments(first: 50) { edges { cursor node { id amount currency status createdAt } } pageInfo { hasNextPage endCursor } } }"}'
 
+local deep_query = "query Deep($after: String) { payments(first: 50, after: $after) { edges { cursor node { id amount currency status createdAt } } pageInfo { hasNextPage endCursor } } }"
+
+local count = '{"query":"query Count { payments(first: 50) { totalCount edges { cursor node { id amount currency status createdAt } } pageInfo { hasNextPage endCursor } } }"}'
+
 function request()
   counter = counter + 1
+  local headers = { ["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. key }
   if mode == "page" then
-    return wrk.format("POST", "/graphql",
-      { ["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. key }, page)
+    return wrk.format("POST", "/graphql", headers, page)
+  elseif mode == "deep" then
+    return wrk.format("POST", "/graphql", headers,
+      '{"query":"' .. deep_query .. '","variables":{"after":"' .. run .. '"}}')
+  elseif mode == "count" then
+    return wrk.format("POST", "/graphql", headers, count)
   end
   local idem, amount
   if mode == "replay" then

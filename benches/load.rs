@@ -11,12 +11,18 @@
 //! them: from the change's time (`updatedAt`, the event's `createdAt`, taken just before its
 //! commit) to the frame or request received, p50 and p99.
 //!
+//! Then, on PostgreSQL, page reads on an account of 1,000,000 payments (`load_reads`): the
+//! first page, the page at depth 900,000 and the first page with `totalCount`, at
+//! `LOAD_READ_CONCURRENCY` (default `1,32`), with pgbench running the gateway's page statement
+//! beside them (`LOAD_READ_ROWS`, default 1,000,000; 0 skips the reads).
+//!
 //! Run with `cargo bench --bench load` (needs `wrk` and `pgbench` on the PATH). Settings:
 //! `LOAD_SECONDS` (default 10), `LOAD_CONCURRENCY` (default `1,8,32`), `LOAD_DATABASES`
 //! (default `sqlite,postgres`), `LOAD_POSTGRES_URL` (default
 //! `postgres://postgres@127.0.0.1:5432/test`).
 
 mod common;
+mod load_reads;
 
 use std::process::Command;
 use std::time::Duration;
@@ -28,6 +34,8 @@ struct Settings {
     concurrency: Vec<usize>,
     databases: Vec<String>,
     postgres_url: String,
+    /// Concurrencies of the page reads (PostgreSQL).
+    read_concurrency: Vec<usize>,
 }
 
 fn settings() -> Settings {
@@ -47,6 +55,10 @@ fn settings() -> Settings {
             "LOAD_POSTGRES_URL",
             "postgres://postgres@127.0.0.1:5432/test",
         ),
+        read_concurrency: env("LOAD_READ_CONCURRENCY", "1,32")
+            .split(',')
+            .filter_map(|c| c.trim().parse().ok())
+            .collect(),
     }
 }
 
@@ -284,6 +296,21 @@ fn main() -> Result<(), BoxError> {
     println!("|---|---:|---:|---:|---|---|");
     for line in live_lines {
         println!("{line}");
+    }
+    if settings.databases.iter().any(|d| d == "postgres") {
+        let reads = load_reads::run(
+            &settings.postgres_url,
+            settings.seconds,
+            &settings.read_concurrency,
+        )?;
+        println!();
+        println!(
+            "| PostgreSQL page read | concurrency | requests/s | p50 ms | p99 ms | gateway CPU ms per request | errors |"
+        );
+        println!("|---|---:|---:|---:|---:|---:|---:|");
+        for line in reads.lines {
+            println!("{line}");
+        }
     }
     Ok(())
 }

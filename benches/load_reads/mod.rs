@@ -1,0 +1,210 @@
+//! Page reads on a large account: 1,000,000 payments in one account (and 50,000 in another),
+//! PostgreSQL, the release gateway. Over HTTP with wrk at each concurrency: the first page of
+//! 50 (cursors and `pageInfo`), the page at depth 900,000 (after a cursor made for that row)
+//! and the first page with `totalCount`; the gateway's CPU per request from `/proc`; beside
+//! them, pgbench running the gateway's own page statement (`-M prepared`).
+//!
+//! Settings: `LOAD_READ_ROWS` (default 1,000,000; 0 skips the reads), and the load
+//! benchmark's `LOAD_SECONDS`, `LOAD_POSTGRES_URL`.
+
+use std::process::Command;
+use std::time::Duration;
+
+use graphpay::domain::cursor::CursorCodec;
+use graphpay::domain::paging::{Order, PageSize, PaymentFilter, Position, fingerprint};
+use graphpay::persistence::payment_pages::{PageQuery, page_sql};
+use graphpay::persistence::{Backend, Db, DbConfig};
+
+use super::common::{BoxError, graphpay, start_gateway, unthrottled, wrk};
+
+/// Where the seeded rows' times start (2026-01-01), 1 ms apart.
+const BASE_MICROS: i64 = 1_767_225_600_000_000;
+const DEPTH: i64 = 900_000;
+
+/// The `n`th payment's id: `pay_` and 26 characters of a ULID's alphabet, in `n` order.
+fn id_sql(n: &str) -> String {
+    format!("'pay_' || upper(lpad(to_hex({n}), 26, '0'))")
+}
+
+fn id_of(n: i64) -> String {
+    format!("pay_{n:026X}")
+}
+
+pub struct ReadRun {
+    pub lines: Vec<String>,
+}
+
+pub fn run(url: &str, seconds: u64, concurrency: &[usize]) -> Result<ReadRun, BoxError> {
+    let rows: i64 = std::env::var("LOAD_READ_ROWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
+    let mut lines = Vec::new();
+    if rows == 0 {
+        return Ok(ReadRun { lines });
+    }
+    let schema = format!(
+        "bench_reads_{}",
+        ulid::Ulid::generate().to_string().to_lowercase()
+    );
+    let result = measure(url, &schema, rows, seconds, concurrency, &mut lines);
+    let _ = Command::new("psql")
+        .arg(url)
+        .args([
+            "-qc",
+            &format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"),
+        ])
+        .status();
+    result.map(|()| ReadRun { lines })
+}
+
+fn measure(
+    url: &str,
+    schema: &str,
+    rows: i64,
+    seconds: u64,
+    concurrency: &[usize],
+    lines: &mut Vec<String>,
+) -> Result<(), BoxError> {
+    let env = [
+        vec![
+            ("DATABASE_URL", url.to_string()),
+            ("DATABASE_SCHEMA", schema.to_string()),
+        ],
+        unthrottled(),
+    ]
+    .concat();
+    let mut accounts = Vec::new();
+    for name in ["reads", "other"] {
+        let created = graphpay(&env)
+            .args(["account", "create", "--name", name, "--json"])
+            .output()?;
+        let created: serde_json::Value = serde_json::from_slice(&created.stdout)?;
+        accounts.push((
+            created["accountId"]
+                .as_str()
+                .ok_or("no account")?
+                .to_string(),
+            created["apiKey"].as_str().ok_or("no key")?.to_string(),
+        ));
+    }
+    let (account, key) = accounts[0].clone();
+    let other = accounts[1].0.clone();
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (cursor, statement) = runtime.block_on(async {
+        let db = Db::connect(&DbConfig {
+            url: url.to_string(),
+            schema: Some(schema.to_string()),
+            max_connections: 2,
+            busy_timeout: Duration::from_secs(30),
+            acquire_timeout: Duration::from_secs(30),
+        })
+        .await?;
+        let started = std::time::Instant::now();
+        for (owner, from, count) in [(&account, 1, rows), (&other, rows + 1, rows / 20)] {
+            db.execute_unprepared(&format!(
+                "INSERT INTO payments (id, account_id, amount, currency, status, amount_refunded, \
+                 source, description, failure_code, failure_message, processor_key, \
+                 processor_ref, version, created_at, updated_at) \
+                 SELECT {id}, '{owner}', 1000 + g % 5000, 'USD', 'SUCCEEDED', 0, 'tok_visa', \
+                 NULL, NULL, NULL, 'pk_' || g, 'ch_' || g, 1, {BASE_MICROS} + g * 1000, \
+                 {BASE_MICROS} + g * 1000 FROM generate_series({from}, {last}) AS g",
+                id = id_sql("g"),
+                last = from + count - 1,
+            ))
+            .await?;
+        }
+        db.execute_unprepared("ANALYZE payments").await?;
+        eprintln!(
+            "reads: seeded {rows} + {} payments in {:.1} s",
+            rows / 20,
+            started.elapsed().as_secs_f64()
+        );
+        // The cursor of the row just above depth 900,000 (newest first), signed like the
+        // gateway's own.
+        let secret = db
+            .query_text("SELECT value FROM settings WHERE name = 'cursor_hmac_key'")
+            .await?;
+        let secret = secret
+            .first()
+            .and_then(|r| r.first())
+            .ok_or("no cursor secret")?
+            .clone();
+        let n = rows - DEPTH + 1;
+        let position = Position {
+            key: BASE_MICROS + n * 1000,
+            id: id_of(n),
+        };
+        let order = Order::default();
+        let cursor = CursorCodec::new(secret.as_bytes())
+            .encode(&position, fingerprint(&PaymentFilter::default(), order));
+        let statement = page_sql(
+            Backend::Postgres,
+            &PageQuery {
+                account_id: account.clone(),
+                filter: PaymentFilter::default(),
+                order,
+                size: PageSize::First(50),
+                after: Some(position),
+                before: None,
+            },
+        );
+        Ok::<_, BoxError>((cursor, statement))
+    })?;
+
+    for &c in concurrency {
+        let gateway = start_gateway(&env)?;
+        for (label, mode, arg) in [
+            ("first page", "page", "-"),
+            ("page at depth 900,000", "deep", cursor.as_str()),
+            ("first page + totalCount", "count", "-"),
+        ] {
+            let before = gateway.cpu_time().unwrap_or_default();
+            let run = wrk(&gateway.address, "load.lua", &[mode, &key, arg], c, seconds)?;
+            let cpu = gateway.cpu_time().unwrap_or_default() - before;
+            let line = format!(
+                "| {label} | {c} | {:.0} | {:.2} | {:.2} | {:.3} | {} |",
+                run.rps,
+                run.p50_ms,
+                run.p99_ms,
+                cpu.as_secs_f64() * 1e3 / run.requests.max(1.0),
+                run.errors
+            );
+            eprintln!("{line}");
+            lines.push(line);
+        }
+    }
+    // The gateway's page statement at depth 900,000, as pgbench runs it.
+    let script = std::env::temp_dir().join(format!("{schema}.pgbench.sql"));
+    std::fs::write(&script, format!("{statement};\n"))?;
+    for &c in concurrency {
+        let out = Command::new("pgbench")
+            .args(["-n", "-M", "prepared", "-c", &c.to_string()])
+            .args(["-j", &c.min(2).to_string(), "-T", &seconds.to_string()])
+            .arg("-f")
+            .arg(&script)
+            .arg(url)
+            .env("PGOPTIONS", format!("-c search_path={schema}"))
+            .output()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let tps = text
+            .lines()
+            .find(|l| l.starts_with("tps = "))
+            .and_then(|l| l.split_whitespace().nth(2))
+            .unwrap_or("?");
+        let latency = text
+            .lines()
+            .find(|l| l.starts_with("latency average"))
+            .and_then(|l| l.split_whitespace().nth(3))
+            .unwrap_or("?");
+        let line =
+            format!("| pgbench: the page statement | {c} | {tps} | (average {latency}) | | | 0 |");
+        eprintln!("{line}");
+        lines.push(line);
+    }
+    let _ = std::fs::remove_file(&script);
+    Ok(())
+}
