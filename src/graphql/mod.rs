@@ -92,10 +92,7 @@ pub fn build(
     };
     // After the limits, which parse the document only once its text has passed them; the
     // method before the scopes, so that a mutation sent with GET is told to use POST.
-    builder
-        .extension(read_only::ReadOnlyOverGet)
-        .extension(scopes::ScopeCheck)
-        .finish()
+    builder.extension(scopes::ScopeCheck).finish()
 }
 
 /// What a request (or a subscription connection) needs: the viewer and account-scoped loaders.

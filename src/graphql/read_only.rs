@@ -5,9 +5,6 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use async_graphql::extensions::{
-    Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest,
-};
 use async_graphql::parser::types::{ExecutableDocument, OperationType};
 use async_graphql::{Request, ServerError, ServerResult};
 
@@ -32,48 +29,30 @@ impl OverGet {
 }
 
 /// The extension's factory.
-pub struct ReadOnlyOverGet;
-
-impl ExtensionFactory for ReadOnlyOverGet {
-    fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(ReadOnlyOverGet)
-    }
-}
-
-#[async_trait::async_trait]
-impl Extension for ReadOnlyOverGet {
-    async fn prepare_request(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        mut request: Request,
-        next: NextPrepareRequest<'_>,
-    ) -> ServerResult<Request> {
-        let over_get = request
-            .data
-            .get(&std::any::TypeId::of::<OverGet>())
-            .and_then(|d| d.downcast_ref::<OverGet>())
-            .cloned();
-        if let Some(over_get) = over_get {
-            let operation_name = request.operation_name.clone();
-            // Parsed once: the query limits (registered before this) have parsed it already.
-            // A document that does not parse is left to the parser's own error.
-            let mutation = request.parsed_query().is_ok_and(|doc| {
-                operation_type(doc, operation_name.as_deref()) == Some(OperationType::Mutation)
-            });
-            if mutation {
-                over_get.refused.store(true, Ordering::Relaxed);
-                return Err(ServerError::from(ApiError::ValidationFailed(
-                    "mutations cannot be sent with GET, which only reads; send them with POST"
-                        .into(),
-                )));
-            }
+/// Refuses a mutation sent over GET (`OverGet` in the request's data), before anything runs.
+/// Called by the one extension that checks requests against policy (`scopes::ScopeCheck`), so
+/// that it adds no layer of its own to every field's resolution.
+pub fn refuse_mutation_over_get(request: &mut Request) -> ServerResult<()> {
+    let over_get = request
+        .data
+        .get(&std::any::TypeId::of::<OverGet>())
+        .and_then(|d| d.downcast_ref::<OverGet>())
+        .cloned();
+    if let Some(over_get) = over_get {
+        let operation_name = request.operation_name.clone();
+        let mutation = request.parsed_query().is_ok_and(|doc| {
+            operation_type(doc, operation_name.as_deref()) == Some(OperationType::Mutation)
+        });
+        if mutation {
+            over_get.refused.store(true, Ordering::Relaxed);
+            return Err(ServerError::from(ApiError::ValidationFailed(
+                "mutations cannot be sent with GET, which only reads; send them with POST".into(),
+            )));
         }
-        next.run(ctx, request).await
     }
+    Ok(())
 }
 
-/// The type of the operation that would run; `None` when the name selects none (which the
-/// validator reports).
 fn operation_type(doc: &ExecutableDocument, operation_name: Option<&str>) -> Option<OperationType> {
     let mut operations = doc.operations.iter();
     let (_, operation) = match operation_name {

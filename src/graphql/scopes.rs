@@ -1,7 +1,9 @@
 //! What a client token may ask for: the root fields its scopes name, checked on the parsed
 //! document before anything runs (over HTTP and WebSocket alike). A request that asks for one
 //! field outside the scopes is refused whole with `FORBIDDEN`, so nothing of it runs.
-//! Secret API keys pass untouched.
+//! Secret API keys pass untouched. The same extension refuses mutations sent over GET
+//! (`read_only`): every extension adds a layer to the resolution of every field, so checks
+//! made once per request share one.
 
 use std::sync::Arc;
 
@@ -60,6 +62,7 @@ impl Extension for ScopeCheck {
         mut request: Request,
         next: NextPrepareRequest<'_>,
     ) -> ServerResult<Request> {
+        super::read_only::refuse_mutation_over_get(&mut request)?;
         let caller = request
             .data
             .get(&std::any::TypeId::of::<Viewer>())
