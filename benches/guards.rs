@@ -14,12 +14,11 @@
 
 mod common;
 
-use std::process::Command;
 use std::time::Instant;
 
 use async_graphql::Variables;
 use async_graphql::parser::parse_query;
-use common::{BoxError, graphpay, start_gateway, unthrottled, wrk};
+use common::{BoxError, drop_schema, graphpay, start_gateway, unthrottled, wrk};
 use graphpay::domain::currency::Currency;
 use graphpay::domain::money::MinorUnits;
 use graphpay::domain::status::PaymentStatus;
@@ -115,16 +114,7 @@ fn main() -> Result<(), BoxError> {
     );
     checks_in_process();
 
-    let status = Command::new("psql")
-        .arg(&url)
-        .args([
-            "-qc",
-            &format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"),
-        ])
-        .status()?;
-    if !status.success() {
-        eprintln!("could not drop schema {schema}");
-    }
+    drop_schema(&url, &schema);
     Ok(())
 }
 

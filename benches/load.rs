@@ -27,7 +27,7 @@ mod load_reads;
 use std::process::Command;
 use std::time::Duration;
 
-use common::{BoxError, DIR, graphpay, start_gateway, wrk};
+use common::{BoxError, DIR, drop_schema, graphpay, start_gateway, wrk};
 
 struct Settings {
     seconds: u64,
@@ -262,16 +262,7 @@ fn main() -> Result<(), BoxError> {
         if database == "postgres" {
             schemas_to_drop.push(schema.clone());
             for schema in schemas_to_drop.drain(..) {
-                let status = Command::new("psql")
-                    .arg(&settings.postgres_url)
-                    .args([
-                        "-qc",
-                        &format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"),
-                    ])
-                    .status()?;
-                if !status.success() {
-                    eprintln!("could not drop schema {schema}");
-                }
+                drop_schema(&settings.postgres_url, &schema);
             }
         }
         std::thread::sleep(Duration::from_millis(200));

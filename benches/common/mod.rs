@@ -157,6 +157,20 @@ pub fn wrk(
     })
 }
 
+/// Drops a benchmark's PostgreSQL schema (with `psql`); says so when it could not.
+pub fn drop_schema(url: &str, schema: &str) {
+    let status = Command::new("psql")
+        .arg(url)
+        .args([
+            "-qc",
+            &format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"),
+        ])
+        .status();
+    if !status.is_ok_and(|s| s.success()) {
+        eprintln!("could not drop schema {schema}");
+    }
+}
+
 /// Settings that give an account a query-cost budget no benchmark run exhausts (the budget
 /// is still taken and refunded on every request).
 pub fn unthrottled() -> Vec<(&'static str, String)> {

@@ -15,7 +15,7 @@ use graphpay::domain::paging::{Order, PageSize, PaymentFilter, Position, fingerp
 use graphpay::persistence::payment_pages::{PageQuery, page_sql};
 use graphpay::persistence::{Backend, Db, DbConfig};
 
-use super::common::{BoxError, graphpay, start_gateway, unthrottled, wrk};
+use super::common::{BoxError, drop_schema, graphpay, start_gateway, unthrottled, wrk};
 
 /// Where the seeded rows' times start (2026-01-01), 1 ms apart.
 const BASE_MICROS: i64 = 1_767_225_600_000_000;
@@ -48,13 +48,7 @@ pub fn run(url: &str, seconds: u64, concurrency: &[usize]) -> Result<ReadRun, Bo
         ulid::Ulid::generate().to_string().to_lowercase()
     );
     let result = measure(url, &schema, rows, seconds, concurrency, &mut lines);
-    let _ = Command::new("psql")
-        .arg(url)
-        .args([
-            "-qc",
-            &format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"),
-        ])
-        .status();
+    drop_schema(url, &schema);
     result.map(|()| ReadRun { lines })
 }
 

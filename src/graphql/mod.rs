@@ -48,6 +48,21 @@ pub struct Viewer {
     pub caller: Caller,
 }
 
+impl Viewer {
+    /// The viewer of a request being prepared: in the request's own data (HTTP), or in the
+    /// connection's (a WebSocket operation).
+    pub(crate) fn of<'r>(
+        request: &'r async_graphql::Request,
+        ctx: &'r async_graphql::extensions::ExtensionContext<'_>,
+    ) -> Option<&'r Viewer> {
+        request
+            .data
+            .get(&std::any::TypeId::of::<Viewer>())
+            .and_then(|d| d.downcast_ref::<Viewer>())
+            .or_else(|| ctx.data_opt::<Viewer>())
+    }
+}
+
 impl From<Caller> for Viewer {
     fn from(caller: Caller) -> Self {
         Viewer {

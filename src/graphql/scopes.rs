@@ -63,13 +63,11 @@ impl Extension for ScopeCheck {
         next: NextPrepareRequest<'_>,
     ) -> ServerResult<Request> {
         super::read_only::refuse_mutation_over_get(&mut request)?;
-        let caller = request
-            .data
-            .get(&std::any::TypeId::of::<Viewer>())
-            .and_then(|d| d.downcast_ref::<Viewer>())
-            .or_else(|| ctx.data_opt::<Viewer>())
+        // Only a client token is checked (and only then is its caller copied).
+        let caller = Viewer::of(&request, ctx)
+            .filter(|viewer| viewer.caller.is_client_token())
             .map(|viewer| viewer.caller.clone());
-        if let Some(caller) = caller.filter(|c| c.is_client_token()) {
+        if let Some(caller) = caller {
             let operation_name = request.operation_name.clone();
             // Parsed once: the query limits (registered before this) have parsed it already.
             // A document that does not parse is left to the parser's own error.

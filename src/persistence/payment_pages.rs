@@ -254,10 +254,7 @@ async fn count_by_status(
     account_id: &str,
     statuses: &[PaymentStatus],
 ) -> Result<u64, DbError> {
-    let backend = match db.backend() {
-        super::Backend::Sqlite => sea_orm::DbBackend::Sqlite,
-        super::Backend::Postgres => sea_orm::DbBackend::Postgres,
-    };
+    let backend = sea_orm::ConnectionTrait::get_database_backend(db.conn());
     let placeholder = |i: usize| match backend {
         sea_orm::DbBackend::Postgres => format!("${i}"),
         _ => "?".to_string(),

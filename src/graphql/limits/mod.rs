@@ -242,12 +242,7 @@ impl Extension for GuardedRequest {
         mut request: Request,
         next: NextPrepareRequest<'_>,
     ) -> ServerResult<Request> {
-        let account = request
-            .data
-            .get(&std::any::TypeId::of::<Viewer>())
-            .and_then(|d| d.downcast_ref::<Viewer>())
-            .or_else(|| ctx.data_opt::<Viewer>())
-            .map(|viewer| viewer.account_id.clone());
+        let account = Viewer::of(&request, ctx).map(|viewer| viewer.account_id.clone());
         match self.admit(account.as_deref(), &mut request) {
             Ok(()) => next.run(ctx, request).await,
             Err(err) => {
