@@ -230,3 +230,44 @@ on_both_backends! {
         assert_eq!(status, 200, "{answer}");
     }
 }
+
+on_both_backends! {
+    // A query string is bounded before anything reads it: a request line larger than the HTTP
+    // server accepts is refused at the door, an unknown document id of any length the URL
+    // allows is only not found, and the gateway answers normally afterwards.
+    async fn oversized_query_strings_are_refused_and_harm_nothing(app: TestApp) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+        let (_, key) = app.account("Acme").await;
+        for size in [70_000usize, 2_000_000] {
+            let host = app.address.trim_start_matches("http://").to_string();
+            let mut stream = tokio::net::TcpStream::connect(&host).await.unwrap();
+            let head = format!(
+                "GET /graphql?query={} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {key}\r\n\r\n",
+                "x".repeat(size)
+            );
+            // The server may stop reading (and close) before the whole line is sent.
+            let _ = stream.write_all(head.as_bytes()).await;
+            let mut answer = Vec::new();
+            let _ = tokio::time::timeout(
+                std::time::Duration::from_secs(10),
+                stream.read_to_end(&mut answer),
+            )
+            .await
+            .expect("the server answers or closes in time");
+            let answer = String::from_utf8_lossy(&answer);
+            assert!(
+                answer.is_empty() || answer.starts_with("HTTP/1.1 4"),
+                "{size}: {}",
+                answer.lines().next().unwrap_or_default()
+            );
+        }
+        let long_id = "d".repeat(60_000);
+        let (_, _, body) = get(&app, Some(&key), None, &[("documentId", long_id.as_str())]).await;
+        assert_eq!(first_error_code(&body), "PERSISTED_QUERY_NOT_FOUND");
+        let (status, _, body) =
+            get(&app, Some(&key), None, &[("query", "{ viewer { id } }")]).await;
+        assert_eq!(status, 200, "{body}");
+        assert!(body["data"]["viewer"]["id"].is_string());
+    }
+}
