@@ -111,7 +111,9 @@ async fn a_change_that_commits_late_is_not_passed_over_postgres() {
     let mut socket = connect(&app, &key).await.unwrap();
     subscribe_synced(&app, &key, &mut socket, None).await;
 
-    // A change whose transaction stays open while a later one commits.
+    // A change whose transaction stays open while a later one commits. It is a payment of
+    // another status than the later one's, so that the two never touch the same row of the
+    // account's status counts (the later one would wait for the held one to commit).
     let held = payments::insert_held(
         &app.db,
         NewPayment {
@@ -120,14 +122,19 @@ async fn a_change_that_commits_late_is_not_passed_over_postgres() {
             currency: Currency::parse("USD").unwrap(),
             source: "tok_visa".into(),
             description: None,
-            status: PaymentStatus::Pending,
+            status: PaymentStatus::Failed,
             created_at: Timestamp::now(),
         },
     )
     .await
     .unwrap();
     let late = held.payment.id.clone();
-    let later = created_id(&app, &key, "later", pending(400)).await;
+    let later = tokio::time::timeout(
+        Duration::from_secs(10),
+        created_id(&app, &key, "later", pending(400)),
+    )
+    .await
+    .expect("the later change does not wait for the held one");
     // The later change waits for the open one: handing it out now would let the reader's
     // position pass the open one's.
     let early = tokio::time::timeout(Duration::from_millis(500), next_update(&mut socket)).await;
