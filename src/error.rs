@@ -292,11 +292,7 @@ impl ExtensionFactory for ErrorCodes {
 impl Extension for ErrorCodes {
     async fn request(&self, ctx: &ExtensionContext<'_>, next: NextRequest<'_>) -> Response {
         let mut response = next.run(ctx).await;
-        for err in &mut response.errors {
-            if code_of(err).is_none() {
-                classify_uncoded(err);
-            }
-        }
+        code_uncoded(&mut response);
         response
     }
 
@@ -317,16 +313,30 @@ impl Extension for ErrorCodes {
         ctx: &ExtensionContext<'_>,
         next: NextValidation<'_>,
     ) -> Result<ValidationResult, Vec<ServerError>> {
-        next.run(ctx).await.map_err(|errors| {
-            errors
-                .into_iter()
-                .map(|err| {
-                    let code = validation_code(&err.message);
-                    with_code(err, code)
-                })
-                .collect()
-        })
+        next.run(ctx)
+            .await
+            .map_err(|errors| errors.into_iter().map(code_validation_error).collect())
     }
+}
+
+/// Gives an error of validation its contract code.
+pub(crate) fn code_validation_error(err: ServerError) -> ServerError {
+    let code = validation_code(&err.message);
+    with_code(err, code)
+}
+
+/// Gives every error of `response` that has no code one (see [`classify_uncoded`]).
+pub(crate) fn code_uncoded(response: &mut Response) {
+    for err in &mut response.errors {
+        if code_of(err).is_none() {
+            classify_uncoded(err);
+        }
+    }
+}
+
+/// Whether `err` has a contract code already.
+pub(crate) fn is_coded(err: &ServerError) -> bool {
+    code_of(err).is_some()
 }
 
 /// Validation failures keep the contract's specific codes where one applies: limits, amounts

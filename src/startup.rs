@@ -184,17 +184,19 @@ impl Application {
             config.live_key_ttl,
             TokenSigner::new(cursor_secret.as_bytes()),
         );
+        let schemas = graphql::build(
+            db.clone(),
+            CursorCodec::new(cursor_secret.as_bytes()),
+            payments.clone(),
+            WebhookEndpoints::new(db.clone(), config.deliveries.policy),
+            keys.clone(),
+            guards,
+        );
         let state = AppState {
             db: db.clone(),
             keys: keys.clone(),
-            schema: graphql::build(
-                db.clone(),
-                CursorCodec::new(cursor_secret.as_bytes()),
-                payments.clone(),
-                WebhookEndpoints::new(db.clone(), config.deliveries.policy),
-                keys.clone(),
-                guards,
-            ),
+            schema: schemas.socket,
+            http_schema: schemas.http,
             documents,
             playground: Arc::new(PlaygroundPage::new(
                 demo.as_ref().map(|(_, key)| key.as_str()),

@@ -5,6 +5,7 @@ use async_graphql::{ComplexObject, Context, Enum, InputObject, Object, Result, S
 
 use std::sync::Arc;
 
+use super::limits::fields::charge_list;
 use super::objects::{Payment, PaymentStatus};
 use super::relations::PageRelations;
 use super::scalars::{Currency, DateTime};
@@ -170,6 +171,7 @@ impl PaymentConnection {
 #[Object]
 impl PaymentConnection {
     async fn edges(&self, ctx: &Context<'_>) -> Result<Vec<PaymentEdge>> {
+        charge_list(ctx, self.page.rows.len())?;
         let codec = ctx.data::<CursorCodec>()?;
         Ok(self
             .page
@@ -186,8 +188,10 @@ impl PaymentConnection {
             .collect())
     }
 
-    async fn nodes(&self) -> Vec<Payment> {
-        self.page
+    async fn nodes(&self, ctx: &Context<'_>) -> Result<Vec<Payment>> {
+        charge_list(ctx, self.page.rows.len())?;
+        Ok(self
+            .page
             .rows
             .iter()
             .map(|p| Payment {
@@ -195,7 +199,7 @@ impl PaymentConnection {
                 page: Some(self.relations.clone()),
                 as_of_change: false,
             })
-            .collect()
+            .collect())
     }
 
     async fn page_info(&self) -> PageInfo<'_> {

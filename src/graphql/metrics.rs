@@ -19,7 +19,6 @@ use async_graphql::extensions::{
 use async_graphql::parser::types::{
     DocumentOperations, ExecutableDocument, OperationType, Selection, SelectionSet,
 };
-use async_graphql::registry::Registry;
 use async_graphql::{
     Request, Response, ServerError, ServerResult, ValidationResult, Value, Variables,
 };
@@ -110,11 +109,20 @@ impl Extension for Measured {
     ) -> ServerResult<ExecutableDocument> {
         let document = next.run(ctx, query, variables).await?;
         let mut seen = self.seen();
-        if let Some((ty, field)) = root_field(
-            &document,
-            seen.operation_name.as_deref(),
-            &ctx.schema_env.registry,
-        ) {
+        let registry = &ctx.schema_env.registry;
+        if let Some((ty, field)) =
+            root_field(&document, seen.operation_name.as_deref(), |ty, name| {
+                let root_type = match ty {
+                    OperationType::Query => Some(registry.query_type.as_str()),
+                    OperationType::Mutation => registry.mutation_type.as_deref(),
+                    OperationType::Subscription => registry.subscription_type.as_deref(),
+                };
+                root_type
+                    .and_then(|root| registry.concrete_type_by_name(root))
+                    .and_then(|root| root.field_by_name(name))
+                    .is_some()
+            })
+        {
             seen.subscription = ty == OperationType::Subscription;
             seen.root_field = Some(field);
         }
@@ -169,7 +177,7 @@ impl Stream for StartOutcome<'_> {
 
 /// `OK`, or the code of the first error. An error without a code is one the error layer
 /// reports as `INTERNAL`.
-fn first_code(response: &Response) -> &str {
+pub(crate) fn first_code(response: &Response) -> &str {
     let Some(error) = response.errors.first() else {
         return OK;
     };
@@ -182,10 +190,10 @@ fn first_code(response: &Response) -> &str {
 
 /// The operation that will run (chosen as async-graphql chooses it) and the name of its first
 /// root field, when its root type has that field.
-fn root_field(
+pub(crate) fn root_field(
     document: &ExecutableDocument,
     operation_name: Option<&str>,
-    registry: &Registry,
+    known: impl Fn(OperationType, &str) -> bool,
 ) -> Option<(OperationType, String)> {
     let operation = match (&document.operations, operation_name) {
         (DocumentOperations::Single(operation), None) => operation,
@@ -197,18 +205,8 @@ fn root_field(
         (DocumentOperations::Multiple(_), None) => return None,
     };
     let ty = operation.node.ty;
-    let root_type = match ty {
-        OperationType::Query => Some(registry.query_type.as_str()),
-        OperationType::Mutation => registry.mutation_type.as_deref(),
-        OperationType::Subscription => registry.subscription_type.as_deref(),
-    }?;
     let name = first_field(document, &operation.node.selection_set.node, 0)?;
-    let known = name == "__typename"
-        || registry
-            .concrete_type_by_name(root_type)
-            .and_then(|root| root.field_by_name(name))
-            .is_some();
-    known.then(|| (ty, name.to_string()))
+    (name == "__typename" || known(ty, name)).then(|| (ty, name.to_string()))
 }
 
 fn first_field<'d>(

@@ -8,6 +8,7 @@ mod metrics;
 mod mutation;
 mod node;
 mod objects;
+pub mod over_http;
 mod query;
 pub mod read_only;
 mod relations;
@@ -80,6 +81,15 @@ pub struct Guards {
     pub subscriptions: Arc<SubscriptionSlots>,
 }
 
+/// The schema twice over: with the request policy as extensions, for operations over the
+/// WebSocket; and without extensions, for requests over HTTP, where the same policy runs
+/// around the execution ([`over_http`]) and no extension wraps every field's resolution.
+#[derive(Clone)]
+pub struct Schemas {
+    pub socket: AppSchema,
+    pub http: over_http::HttpSchema,
+}
+
 pub fn build(
     db: Db,
     cursors: CursorCodec,
@@ -87,27 +97,32 @@ pub fn build(
     endpoints: WebhookEndpoints,
     keys: Keys,
     guards: Guards,
-) -> AppSchema {
-    let builder = Schema::build(Query, Mutation, Subscription)
-        .data(db)
-        .data(payments)
-        .data(endpoints)
-        .data(cursors)
-        .data(keys)
-        .data(guards.subscriptions)
+) -> Schemas {
+    let base = || {
+        Schema::build(Query, Mutation, Subscription)
+            .data(db.clone())
+            .data(payments.clone())
+            .data(endpoints.clone())
+            .data(cursors.clone())
+            .data(keys.clone())
+            .data(guards.subscriptions.clone())
+    };
+    let sdl = sdl();
+    let guard = guards
+        .query
+        .map(|limits| limits::Guard::new(limits, TypeTable::from_sdl(&sdl), guards.throttle));
+    let builder = base()
         .extension(metrics::RequestMetrics)
         .extension(ErrorCodes);
-    let builder = match guards.query {
-        Some(limits) => builder.extension(limits::Guard::new(
-            limits,
-            TypeTable::from_sdl(&sdl()),
-            guards.throttle,
-        )),
+    let builder = match &guard {
+        Some(guard) => builder.extension(guard.clone()),
         None => builder,
     };
     // After the limits, which parse the document only once its text has passed them; the
     // method before the scopes, so that a mutation sent with GET is told to use POST.
-    builder.extension(scopes::ScopeCheck).finish()
+    let socket = builder.extension(scopes::ScopeCheck).finish();
+    let http = over_http::HttpSchema::new(base().finish(), guard, TypeTable::from_sdl(&sdl));
+    Schemas { socket, http }
 }
 
 /// What a request (or a subscription connection) needs: the viewer and account-scoped loaders.

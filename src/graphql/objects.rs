@@ -7,6 +7,7 @@ use async_graphql::dataloader::DataLoader;
 use async_graphql::{Context, Enum, ID, Object, Result};
 
 use super::connection::{self, PageArgs, PaymentConnection, PaymentFilterInput, PaymentOrderInput};
+use super::limits::fields::charge_list;
 use super::loaders::{AccountLoader, EventsOfPayment, PaymentById, RefundsOfPayment};
 use super::relations::PageRelations;
 use super::scalars::{Currency, DateTime};
@@ -180,9 +181,13 @@ impl Payment {
                     .unwrap_or_default()
             }
         };
-        Ok(refunds
+        let refunds: Vec<_> = refunds
             .into_iter()
             .filter(|refund| self.shows(refund.created_at))
+            .collect();
+        charge_list(ctx, refunds.len())?;
+        Ok(refunds
+            .into_iter()
             .map(|refund| Refund {
                 refund,
                 parent: Some(Box::new(self.payment.clone())),
@@ -205,11 +210,13 @@ impl Payment {
                     .unwrap_or_default()
             }
         };
-        Ok(events
+        let events: Vec<_> = events
             .into_iter()
             .filter(|event| self.shows(event.created_at))
             .map(|event| PaymentEvent { event })
-            .collect())
+            .collect();
+        charge_list(ctx, events.len())?;
+        Ok(events)
     }
 }
 

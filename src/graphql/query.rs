@@ -6,6 +6,7 @@ use futures_util::future::try_join_all;
 
 use super::Viewer;
 use super::connection::{self, PageArgs, PaymentConnection, PaymentFilterInput, PaymentOrderInput};
+use super::limits::fields::charge_list;
 use super::loaders::{AccountLoader, PaymentById};
 use super::node::{self, Node};
 use super::objects::{Account, IdempotencyRecord, Payment};
@@ -41,6 +42,7 @@ impl Query {
             )
             .into());
         }
+        charge_list(ctx, ids.len())?;
         try_join_all(ids.iter().map(|id| node::resolve(ctx, id))).await
     }
 

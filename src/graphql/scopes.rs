@@ -16,6 +16,7 @@ use async_graphql::{Request, ServerError, ServerResult};
 use super::Viewer;
 use crate::domain::client_token::Scope;
 use crate::error::ApiError;
+use crate::service::accounts::Caller;
 
 /// What a root field needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,22 +63,28 @@ impl Extension for ScopeCheck {
         mut request: Request,
         next: NextPrepareRequest<'_>,
     ) -> ServerResult<Request> {
-        super::read_only::refuse_mutation_over_get(&mut request)?;
-        // Only a client token is checked (and only then is its caller copied).
         let caller = Viewer::of(&request, ctx)
             .filter(|viewer| viewer.caller.is_client_token())
             .map(|viewer| viewer.caller.clone());
-        if let Some(caller) = caller {
-            let operation_name = request.operation_name.clone();
-            // Parsed once: the query limits (registered before this) have parsed it already.
-            // A document that does not parse is left to the parser's own error.
-            if let Ok(doc) = request.parsed_query() {
-                check(doc, operation_name.as_deref(), |scope| caller.may(scope))
-                    .map_err(ServerError::from)?;
-            }
-        }
+        admit(&mut request, caller.as_ref())?;
         next.run(ctx, request).await
     }
+}
+
+/// Refuses a mutation sent with GET, and an operation outside the scopes of `caller`'s client
+/// token (`None` for a secret key, which may run anything).
+pub(crate) fn admit(request: &mut Request, token_caller: Option<&Caller>) -> ServerResult<()> {
+    super::read_only::refuse_mutation_over_get(request)?;
+    if let Some(caller) = token_caller {
+        let operation_name = request.operation_name.clone();
+        // Parsed once: the query limits (run before this) have parsed it already. A document
+        // that does not parse is left to the parser's own error.
+        if let Ok(doc) = request.parsed_query() {
+            check(doc, operation_name.as_deref(), |scope| caller.may(scope))
+                .map_err(ServerError::from)?;
+        }
+    }
+    Ok(())
 }
 
 /// `Err(FORBIDDEN)` for the first root field of the operation to run that `may` refuses.

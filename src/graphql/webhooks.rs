@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 
 use super::Viewer;
 use super::connection::{KnownPage, PageInfo};
+use super::limits::fields::charge_list;
 use super::loaders::{AccountLoader, PaymentById};
 use super::objects::{Payment, PaymentStatus};
 use super::scalars::DateTime;
@@ -146,6 +147,7 @@ impl WebhookDelivery {
                 .await
                 .map_err(ApiError::from)?,
         };
+        charge_list(ctx, attempts.len())?;
         Ok(attempts.into_iter().map(WebhookAttempt::from).collect())
     }
     /// When the next attempt is due, while the delivery is pending.
@@ -196,11 +198,13 @@ pub struct WebhookEndpointConnection {
 
 #[Object]
 impl WebhookEndpointConnection {
-    async fn edges(&self) -> &[WebhookEndpointEdge] {
-        &self.edges
+    async fn edges(&self, ctx: &Context<'_>) -> Result<&[WebhookEndpointEdge]> {
+        charge_list(ctx, self.edges.len())?;
+        Ok(&self.edges)
     }
-    async fn nodes(&self) -> Vec<&WebhookEndpoint> {
-        self.edges.iter().map(|e| &e.node).collect()
+    async fn nodes(&self, ctx: &Context<'_>) -> Result<Vec<&WebhookEndpoint>> {
+        charge_list(ctx, self.edges.len())?;
+        Ok(self.edges.iter().map(|e| &e.node).collect())
     }
     async fn page_info(&self) -> PageInfo<'_> {
         PageInfo::Known(self.page_info.clone())
@@ -221,11 +225,13 @@ pub struct WebhookDeliveryConnection {
 
 #[Object]
 impl WebhookDeliveryConnection {
-    async fn edges(&self) -> &[WebhookDeliveryEdge] {
-        &self.edges
+    async fn edges(&self, ctx: &Context<'_>) -> Result<&[WebhookDeliveryEdge]> {
+        charge_list(ctx, self.edges.len())?;
+        Ok(&self.edges)
     }
-    async fn nodes(&self) -> Vec<&WebhookDelivery> {
-        self.edges.iter().map(|e| &e.node).collect()
+    async fn nodes(&self, ctx: &Context<'_>) -> Result<Vec<&WebhookDelivery>> {
+        charge_list(ctx, self.edges.len())?;
+        Ok(self.edges.iter().map(|e| &e.node).collect())
     }
     async fn page_info(&self) -> PageInfo<'_> {
         PageInfo::Known(self.page_info.clone())

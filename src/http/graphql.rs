@@ -263,7 +263,7 @@ async fn run(
     // The request runs to completion in a task of its own, even when the client goes away or
     // the deadline passes: a mutation stopped halfway would leave its idempotency key claimed
     // until the lock timeout, while finishing it stores the outcome a retry then replays.
-    let schema = state.schema.clone();
+    let schema = state.http_schema.clone();
     let execution = tokio::spawn(
         async move { schema.execute(request).await }.instrument(tracing::Span::current()),
     );

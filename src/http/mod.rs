@@ -41,7 +41,10 @@ pub struct AppState {
     pub db: Db,
     /// The API-key check.
     pub keys: Keys,
+    /// The schema for operations over the WebSocket.
     pub schema: AppSchema,
+    /// The schema for requests over HTTP.
+    pub http_schema: crate::graphql::over_http::HttpSchema,
     /// The trusted documents, and whether client tokens may run only them.
     pub documents: TrustedDocuments,
     pub playground: Arc<PlaygroundPage>,

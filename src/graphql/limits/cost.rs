@@ -70,6 +70,13 @@ impl TypeTable {
         Self { fields }
     }
 
+    /// Whether the object type `parent` has the field `field`.
+    pub fn has_field(&self, parent: &str, field: &str) -> bool {
+        self.fields
+            .get(parent)
+            .is_some_and(|f| f.contains_key(field))
+    }
+
     fn is_composite(&self, ty: &str) -> bool {
         self.fields.contains_key(ty)
     }

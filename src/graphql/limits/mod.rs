@@ -5,19 +5,21 @@
 //! runs. Every response then reports the cost; what the result did not use goes back to the
 //! budget.
 //!
-//! It is an async-graphql extension, so it guards requests over HTTP and subscriptions over
-//! WebSocket alike.
+//! It is an async-graphql extension for operations over the WebSocket, and runs around the
+//! execution of requests over HTTP (`super::over_http`): the same checks either way. The
+//! fields a result may grow to are bounded as lists resolve ([`fields`]).
 
 pub mod cost;
+pub mod fields;
 pub mod lexical;
 pub mod shape;
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_graphql::extensions::{
     Extension, ExtensionContext, ExtensionFactory, NextExecute, NextPrepareRequest, NextRequest,
-    NextResolve, NextSubscribe, ResolveInfo,
+    NextSubscribe,
 };
 use async_graphql::parser::types::OperationType;
 use async_graphql::{Request, Response, ServerError, ServerResult, Value};
@@ -25,6 +27,7 @@ use futures_util::StreamExt;
 use futures_util::stream::BoxStream;
 
 use self::cost::{Plan, TypeTable};
+use self::fields::FieldBudget;
 use self::lexical::TextLimits;
 use self::shape::ShapeLimits;
 use super::Viewer;
@@ -66,6 +69,7 @@ impl Default for QueryLimits {
 pub struct OverHttp;
 
 /// The extension's factory: one per schema.
+#[derive(Clone)]
 pub struct Guard {
     shared: Arc<Shared>,
 }
@@ -89,12 +93,19 @@ impl Guard {
     }
 }
 
-impl ExtensionFactory for Guard {
-    fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(GuardedRequest {
+impl Guard {
+    /// One request's guard.
+    pub(crate) fn begin(&self) -> GuardedRequest {
+        GuardedRequest {
             shared: self.shared.clone(),
             state: Arc::default(),
-        })
+        }
+    }
+}
+
+impl ExtensionFactory for Guard {
+    fn create(&self) -> Arc<dyn Extension> {
+        Arc::new(self.begin())
     }
 }
 
@@ -109,7 +120,7 @@ struct Charge {
     status: BudgetStatus,
 }
 
-struct GuardedRequest {
+pub(crate) struct GuardedRequest {
     shared: Arc<Shared>,
     /// Shared with the stream of a WebSocket operation, which outlives the hooks' calls.
     state: Arc<RequestState>,
@@ -120,8 +131,8 @@ struct RequestState {
     charge: Mutex<Option<Charge>>,
     /// Set once execution began: from then on, mutations have run and are paid for.
     executed: AtomicBool,
-    /// Fields resolved so far.
-    resolved: AtomicU64,
+    /// The fields resolved so far, shared with the resolvers through the request's data.
+    fields: Mutex<Option<Arc<FieldBudget>>>,
 }
 
 impl GuardedRequest {
@@ -234,17 +245,21 @@ impl GuardedRequest {
     }
 }
 
-#[async_trait::async_trait]
-impl Extension for GuardedRequest {
-    async fn prepare_request(
+impl GuardedRequest {
+    /// Admits `request` (see [`GuardedRequest::admit`]) and gives its resolvers the field
+    /// budget; a refusal is recorded, so that the response reports the budget left.
+    pub(crate) fn prepare(
         &self,
-        ctx: &ExtensionContext<'_>,
+        account: Option<&str>,
         mut request: Request,
-        next: NextPrepareRequest<'_>,
     ) -> ServerResult<Request> {
-        let account = Viewer::of(&request, ctx).map(|viewer| viewer.account_id.clone());
-        match self.admit(account.as_deref(), &mut request) {
-            Ok(()) => next.run(ctx, request).await,
+        let budget = Arc::new(FieldBudget::new(self.shared.limits.max_resolved_fields));
+        if let Ok(mut slot) = self.state.fields.lock() {
+            *slot = Some(budget.clone());
+        }
+        request.data.insert(budget);
+        match self.admit(account, &mut request) {
+            Ok(()) => Ok(request),
             Err(err) => {
                 if let Some(account) = account
                     && self
@@ -254,9 +269,9 @@ impl Extension for GuardedRequest {
                         .map(|c| c.is_none())
                         .unwrap_or(false)
                 {
-                    let status = self.shared.throttle.status(&account);
+                    let status = self.shared.throttle.status(account);
                     self.record(Charge {
-                        account,
+                        account: account.to_string(),
                         requested: 0,
                         plan: None,
                         subscription: false,
@@ -267,10 +282,36 @@ impl Extension for GuardedRequest {
             }
         }
     }
+}
+
+impl GuardedRequest {
+    /// Says that the request's execution began: from then on, mutations have run.
+    pub(crate) fn executing(&self) {
+        self.state.executed.store(true, Ordering::Relaxed);
+    }
+
+    /// See [`settle`].
+    pub(crate) fn settle(&self, response: Response) -> Response {
+        settle(&self.shared, &self.state, response)
+    }
+}
+
+#[async_trait::async_trait]
+impl Extension for GuardedRequest {
+    async fn prepare_request(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        request: Request,
+        next: NextPrepareRequest<'_>,
+    ) -> ServerResult<Request> {
+        let account = Viewer::of(&request, ctx).map(|viewer| viewer.account_id.clone());
+        let request = self.prepare(account.as_deref(), request)?;
+        next.run(ctx, request).await
+    }
 
     async fn request(&self, ctx: &ExtensionContext<'_>, next: NextRequest<'_>) -> Response {
         let response = next.run(ctx).await;
-        settle(&self.shared, &self.state, response)
+        self.settle(response)
     }
 
     /// Over WebSocket: a query or mutation is settled like one over HTTP; a subscription pays
@@ -285,6 +326,12 @@ impl Extension for GuardedRequest {
         let stream = next.run(ctx, stream);
         Box::pin(stream.map(move |response| {
             state.executed.store(true, Ordering::Relaxed);
+            // Each event of a subscription has the whole field budget.
+            if let Ok(slot) = state.fields.lock()
+                && let Some(budget) = slot.as_ref()
+            {
+                budget.reset();
+            }
             settle(&shared, &state, response)
         }))
     }
@@ -295,36 +342,8 @@ impl Extension for GuardedRequest {
         operation_name: Option<&str>,
         next: NextExecute<'_>,
     ) -> Response {
-        self.state.executed.store(true, Ordering::Relaxed);
+        self.executing();
         next.run(ctx, operation_name).await
-    }
-
-    /// Bounds the fields one request resolves, whatever its lists hold: the cost counts a
-    /// list of objects as one object, and lists can nest (a payment's refunds' payment's
-    /// refunds...).
-    async fn resolve(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        info: ResolveInfo<'_>,
-        next: NextResolve<'_>,
-    ) -> ServerResult<Option<Value>> {
-        let resolved = self.state.resolved.fetch_add(1, Ordering::Relaxed) + 1;
-        if resolved > self.shared.limits.max_resolved_fields {
-            if resolved == self.shared.limits.max_resolved_fields + 1 {
-                tracing::warn!(
-                    max = self.shared.limits.max_resolved_fields,
-                    "a result grew past the field limit"
-                );
-            }
-            return Err(ServerError::from(ApiError::QueryTooComplex {
-                message: format!(
-                    "the result grew past {} fields; ask for less at once",
-                    self.shared.limits.max_resolved_fields
-                ),
-                cost: None,
-            }));
-        }
-        next.run(ctx, info).await
     }
 }
 
