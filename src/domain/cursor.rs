@@ -33,7 +33,8 @@ pub enum CursorError {
 /// Signs and checks cursors with the server's secret.
 #[derive(Clone)]
 pub struct CursorCodec {
-    key: Vec<u8>,
+    /// The MAC with the secret already taken in; each cursor signs with a copy of it.
+    keyed: Hmac<Sha256>,
 }
 
 impl std::fmt::Debug for CursorCodec {
@@ -45,13 +46,14 @@ impl std::fmt::Debug for CursorCodec {
 impl CursorCodec {
     pub fn new(secret: &[u8]) -> Self {
         Self {
-            key: secret.to_vec(),
+            // HMAC accepts keys of any length.
+            keyed: <Hmac<Sha256> as KeyInit>::new_from_slice(secret)
+                .unwrap_or_else(|_| unreachable!()),
         }
     }
 
     fn mac(&self) -> Hmac<Sha256> {
-        // HMAC accepts keys of any length.
-        <Hmac<Sha256> as KeyInit>::new_from_slice(&self.key).unwrap_or_else(|_| unreachable!())
+        self.keyed.clone()
     }
 
     pub fn encode(&self, position: &Position, fingerprint: [u8; 8]) -> String {

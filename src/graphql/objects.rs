@@ -86,7 +86,7 @@ impl Account {
 
 /// A payment: an amount in minor units charged to a source, and everything that became of it.
 pub struct Payment {
-    pub payment: payment::Payment,
+    pub payment: Arc<payment::Payment>,
     /// When it was listed in a page: the page's relations, which load its refunds and events
     /// together with its neighbours'.
     pub page: Option<Arc<PageRelations>>,
@@ -98,7 +98,7 @@ pub struct Payment {
 impl From<payment::Payment> for Payment {
     fn from(payment: payment::Payment) -> Self {
         Payment {
-            payment,
+            payment: Arc::new(payment),
             page: None,
             as_of_change: false,
         }
@@ -109,7 +109,7 @@ impl Payment {
     /// The payment as a change left it.
     pub fn as_changed(payment: payment::Payment) -> Self {
         Payment {
-            payment,
+            payment: Arc::new(payment),
             page: None,
             as_of_change: true,
         }
@@ -190,7 +190,7 @@ impl Payment {
             .into_iter()
             .map(|refund| Refund {
                 refund,
-                parent: Some(Box::new(self.payment.clone())),
+                parent: Some(self.payment.clone()),
             })
             .collect())
     }
@@ -224,7 +224,7 @@ impl Payment {
 pub struct Refund {
     pub refund: payment::Refund,
     /// The payment, when the refund was reached from it.
-    pub parent: Option<Box<payment::Payment>>,
+    pub parent: Option<Arc<payment::Payment>>,
 }
 
 impl From<payment::Refund> for Refund {
@@ -244,7 +244,11 @@ impl Refund {
     }
     async fn payment(&self, ctx: &Context<'_>) -> Result<Payment> {
         if let Some(parent) = &self.parent {
-            return Ok(Payment::from(parent.as_ref().clone()));
+            return Ok(Payment {
+                payment: parent.clone(),
+                page: None,
+                as_of_change: false,
+            });
         }
         let loader = ctx.data::<DataLoader<AccountLoader>>()?;
         let payment = loader

@@ -4,6 +4,8 @@
 //! forms: the row-value comparison lets both SQLite and PostgreSQL seek straight into the
 //! (account_id, key, id) index, so a page costs the same at any depth. Never OFFSET.
 
+use std::sync::Arc;
+
 use sea_orm::sea_query::{Expr, ExprTrait, IntoColumnRef};
 use sea_orm::{
     ColumnTrait, EntityTrait, Order as SqlOrder, PaginatorTrait, QueryFilter, QueryOrder,
@@ -34,7 +36,8 @@ pub struct PageQuery {
 /// A page in the requested order.
 #[derive(Clone, Debug)]
 pub struct Page {
-    pub rows: Vec<Payment>,
+    /// Shared, not copied, by whatever shows them (a connection's edges and nodes).
+    pub rows: Vec<Arc<Payment>>,
     /// Whether more rows follow in the paging direction (from the one extra row fetched):
     /// `hasNextPage` for `first`, `hasPreviousPage` for `last`.
     pub more: bool,
@@ -196,7 +199,7 @@ pub async fn fetch(db: &Db, query: &PageQuery) -> Result<Page, DbError> {
         rows.reverse();
     }
     Ok(Page {
-        rows: rows::payments(rows)?,
+        rows: rows::payments(rows)?.into_iter().map(Arc::new).collect(),
         more,
         backward,
     })

@@ -21,7 +21,7 @@ use async_graphql::extensions::{
     Extension, ExtensionContext, ExtensionFactory, NextExecute, NextPrepareRequest, NextRequest,
     NextSubscribe,
 };
-use async_graphql::parser::types::OperationType;
+use async_graphql::parser::types::{ExecutableDocument, OperationType};
 use async_graphql::{Request, Response, ServerError, ServerResult, Value};
 use futures_util::StreamExt;
 use futures_util::stream::BoxStream;
@@ -78,7 +78,15 @@ struct Shared {
     limits: QueryLimits,
     table: TypeTable,
     throttle: Arc<Throttle>,
+    /// Documents parsed before, by their text: a text found here has passed the text limits
+    /// and parsed, and it would again.
+    parsed: moka::sync::Cache<String, Arc<ExecutableDocument>>,
 }
+
+/// How much parsed documents the cache keeps, counted in bytes of their text times
+/// [`PARSED_WEIGHT_PER_BYTE`] (a parsed document takes several times its text's memory).
+const PARSED_CACHE_WEIGHT: u64 = 16 * 1024 * 1024;
+const PARSED_WEIGHT_PER_BYTE: u32 = 8;
 
 impl Guard {
     pub fn new(limits: QueryLimits, table: TypeTable, throttle: Arc<Throttle>) -> Self {
@@ -88,6 +96,14 @@ impl Guard {
                 limits: QueryLimits { max_cost, ..limits },
                 table,
                 throttle,
+                parsed: moka::sync::Cache::builder()
+                    .max_capacity(PARSED_CACHE_WEIGHT)
+                    .weigher(|text: &String, _| {
+                        u32::try_from(text.len())
+                            .unwrap_or(u32::MAX)
+                            .saturating_mul(PARSED_WEIGHT_PER_BYTE)
+                    })
+                    .build(),
             }),
         }
     }
@@ -149,7 +165,10 @@ impl GuardedRequest {
             message,
             cost: None,
         };
-        lexical::check(&request.query, limits.text).map_err(|r| too_complex(r.message()))?;
+        let cached = self.shared.parsed.get(request.query.as_str());
+        if cached.is_none() {
+            lexical::check(&request.query, limits.text).map_err(|r| too_complex(r.message()))?;
+        }
         for value in request.variables.values() {
             lexical::value_depth(value, limits.text.max_nesting.saturating_sub(1)).map_err(
                 |_| {
@@ -160,8 +179,17 @@ impl GuardedRequest {
                 },
             )?;
         }
-        let doc = async_graphql::parser::parse_query(&request.query)
-            .map_err(|err| ApiError::ParseFailed(err.to_string()))?;
+        let doc = match cached {
+            Some(doc) => ExecutableDocument::clone(&doc),
+            None => {
+                let doc = async_graphql::parser::parse_query(&request.query)
+                    .map_err(|err| ApiError::ParseFailed(err.to_string()))?;
+                self.shared
+                    .parsed
+                    .insert(request.query.clone(), Arc::new(doc.clone()));
+                doc
+            }
+        };
         let operation = shape::check(&doc, request.operation_name.as_deref(), limits.shape)
             .map_err(|refusal| {
                 if refusal.is_size() {
