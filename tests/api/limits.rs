@@ -318,6 +318,28 @@ on_both_backends! {
         assert_eq!(cost(&body)["requestedQueryCost"], 1, "{body}");
     }
 
+    async fn a_document_seen_before_is_still_held_to_each_requests_variables(app: TestApp) {
+        let (_, key) = app.account("Alice").await;
+        // The same text three times: parsed once, costed by each request's variables, and
+        // each request's variables checked for depth.
+        let query = "query Q($n: Int!, $x: [Int]) { payments(first: $n) { nodes { id } } }";
+        let (_, body) = app.post(Some(&key), query, json!({"n": 5})).await;
+        assert_eq!(cost(&body)["requestedQueryCost"], 2 + 5, "{body}");
+        let (_, body) = app.post(Some(&key), query, json!({"n": 40})).await;
+        assert_eq!(cost(&body)["requestedQueryCost"], 2 + 40, "{body}");
+        let mut deep = json!(1);
+        for _ in 0..40 {
+            deep = json!([deep]);
+        }
+        let (_, body) = app.post(Some(&key), query, json!({"n": 1, "x": deep})).await;
+        assert_eq!(first_error_code(&body), "QUERY_TOO_COMPLEX", "{body}");
+        // A text refused before parsing is refused every time.
+        let nested = format!("{{ viewer {{ id {}", "a { ".repeat(40));
+        for _ in 0..2 {
+            assert_eq!(app.error_code(&key, &nested, json!({})).await, "QUERY_TOO_COMPLEX");
+        }
+    }
+
     async fn a_mutation_that_failed_is_still_paid_for(app: TestApp) {
         let (_, key) = app.account("Alice").await;
         let query = "mutation { cancelPayment(paymentId: \"pay_01ARZ3NDEKTSV4RRFFQ69G5FAV\") { payment { id } } }";
@@ -391,4 +413,86 @@ async fn a_batch_with_a_throttled_operation_answers_429(backend: Backend) {
     let body: Value = response.json().await.unwrap();
     assert!(body[0].get("errors").is_none(), "{body}");
     assert_eq!(first_error_code(&body[1]), "THROTTLED", "{body}");
+}
+
+on_both_backends_fn!(each_subscription_event_has_the_whole_field_limit);
+
+async fn each_subscription_event_has_the_whole_field_limit(backend: Backend) {
+    let app = TestApp::spawn_with(backend, |config| {
+        if let Some(limits) = config.query_limits.as_mut() {
+            limits.max_resolved_fields = 2;
+        }
+    })
+    .await;
+    let (_, key) = app.account("Alice").await;
+    let mut socket = connect(&app, &key).await.expect("connected");
+    // Two fields per event of the payment: a payment with one event fits, one with two does
+    // not.
+    let query = "subscription { paymentUpdated { amount events { fromStatus toStatus } } }";
+    let subscribe = json!({"id": "s", "type": "subscribe", "payload": {"query": query}});
+    socket
+        .send(Message::text(subscribe.to_string()))
+        .await
+        .unwrap();
+    let pending = |amount: i64| json!({"amount": amount, "currency": "USD", "source": "tok_visa", "confirm": false});
+    // Payments that stay PENDING (one event each) until the subscription has heard one; the
+    // subscription is taken in asynchronously.
+    let mut heard = None;
+    for attempt in 0..50 {
+        create_small(&app, &key, &format!("sync-{attempt}"), pending(1)).await;
+        if let Ok(Some(frame)) =
+            tokio::time::timeout(Duration::from_millis(300), next_message(&mut socket)).await
+        {
+            heard = Some(frame);
+            break;
+        }
+    }
+    let heard = heard.expect("the subscription heard a change");
+    assert!(heard["payload"].get("errors").is_none(), "{heard}");
+    while let Ok(Some(_)) =
+        tokio::time::timeout(Duration::from_millis(300), next_message(&mut socket)).await
+    {}
+
+    // Many events of two fields each: each has the whole limit, not what the ones before
+    // it left.
+    for n in 0..5 {
+        create_small(&app, &key, &format!("pending-{n}"), pending(100 + n)).await;
+        let frame = next_message(&mut socket).await.expect("a frame");
+        assert_eq!(frame["type"], "next", "{frame}");
+        assert!(frame["payload"].get("errors").is_none(), "{frame}");
+        assert_eq!(
+            frame["payload"]["data"]["paymentUpdated"]["amount"],
+            100 + n
+        );
+    }
+
+    // A payment confirmed at once: its second change shows two events, four fields.
+    let confirmed = json!({"amount": 700, "currency": "USD", "source": "tok_visa"});
+    create_small(&app, &key, "confirmed", confirmed).await;
+    let first = next_message(&mut socket).await.expect("a frame");
+    assert!(first["payload"].get("errors").is_none(), "{first}");
+    let second = next_message(&mut socket).await.expect("a frame");
+    assert_eq!(
+        second["payload"]["errors"][0]["extensions"]["code"], "QUERY_TOO_COMPLEX",
+        "{second}"
+    );
+    assert!(
+        second["payload"]["errors"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("2 fields")),
+        "{second}"
+    );
+    // The subscription goes on, and the next event has the whole limit again.
+    create_small(&app, &key, "after", pending(800)).await;
+    let after = next_message(&mut socket).await.expect("a frame");
+    assert!(after["payload"].get("errors").is_none(), "{after}");
+    assert_eq!(after["payload"]["data"]["paymentUpdated"]["amount"], 800);
+}
+
+/// A create that selects one field, within any field limit.
+async fn create_small(app: &TestApp, key: &str, idem: &str, input: Value) {
+    let mutation = "mutation C($input: CreatePaymentInput!, $key: String!) { \
+        createPayment(input: $input, idempotencyKey: $key) { payment { id } } }";
+    app.query(key, mutation, json!({"input": input, "key": idem}))
+        .await;
 }
