@@ -134,9 +134,13 @@ pub async fn payments(
         order,
         size,
     };
-    let page = payment_pages::fetch(db, &query)
-        .await
-        .map_err(ApiError::from)?;
+    // `totalCount` comes with the page's own statement where the status counts answer it.
+    let page = if ctx.look_ahead().field("totalCount").exists() {
+        payment_pages::fetch_with_total(db, &query).await
+    } else {
+        payment_pages::fetch(db, &query).await
+    }
+    .map_err(ApiError::from)?;
     let ids = page.rows.iter().map(|p| p.id.clone()).collect();
     Ok(PaymentConnection {
         relations: PageRelations::new(account_id, ids),
@@ -208,6 +212,9 @@ impl PaymentConnection {
 
     /// How many payments match the filter, across all pages. Counted only when selected.
     async fn total_count(&self, ctx: &Context<'_>) -> Result<i64> {
+        if let Some(total) = self.page.total {
+            return Ok(i64::try_from(total).unwrap_or(i64::MAX));
+        }
         let db = ctx.data::<Db>()?;
         let n = payment_pages::count(db, &self.query.account_id, &self.query.filter)
             .await

@@ -6,13 +6,14 @@
 
 use std::sync::Arc;
 
+#[cfg(feature = "test-support")]
+use sea_orm::DbBackend;
+use sea_orm::sea_query::QueryStatementBuilder;
 use sea_orm::sea_query::{Expr, ExprTrait, IntoColumnRef};
 use sea_orm::{
-    ColumnTrait, EntityTrait, Order as SqlOrder, PaginatorTrait, QueryFilter, QueryOrder,
-    QuerySelect, Select,
+    ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, Order as SqlOrder, PaginatorTrait,
+    QueryFilter, QueryOrder, QuerySelect, QueryTrait, Select,
 };
-#[cfg(feature = "test-support")]
-use sea_orm::{DbBackend, QueryTrait};
 
 use super::entities::payments;
 use super::payments::Payment;
@@ -43,6 +44,8 @@ pub struct Page {
     pub more: bool,
     /// Paged with `last`/`before`.
     pub backward: bool,
+    /// The rows the filter selects across all pages, when read with the page.
+    pub total: Option<u64>,
 }
 
 /// The value of the sort key of a row, as a cursor holds it.
@@ -189,10 +192,43 @@ async fn exists_beyond(
 
 /// Fetches one page: one statement, `limit + 1` rows, the extra row telling whether more
 /// follow in the paging direction.
-#[tracing::instrument(skip_all, fields(account_id = %query.account_id))]
 pub async fn fetch(db: &Db, query: &PageQuery) -> Result<Page, DbError> {
-    let (select, limit, backward) = page_select(query);
-    let mut rows = select.all(db.conn()).await?;
+    fetch_in(db, query, false).await
+}
+
+/// [`fetch`], and the number of payments the filter selects across all pages when the status
+/// counts answer it ([`counted_by_status`]): read by the same statement, as a column of every
+/// row (an uncorrelated subquery, computed once), so that `totalCount` costs no round trip of
+/// its own. `Page::total` is `None` otherwise, and for an empty page.
+pub async fn fetch_with_total(db: &Db, query: &PageQuery) -> Result<Page, DbError> {
+    fetch_in(db, query, counted_by_status(&query.filter)).await
+}
+
+#[tracing::instrument(skip_all, fields(account_id = %query.account_id))]
+async fn fetch_in(db: &Db, query: &PageQuery, with_total: bool) -> Result<Page, DbError> {
+    let (mut select, limit, backward) = page_select(query);
+    if with_total {
+        select = select.expr_as(
+            status_count(&query.account_id, &query.filter.statuses),
+            TOTAL_COLUMN,
+        );
+    }
+    let backend = db.conn().get_database_backend();
+    let found = db.conn().query_all_raw(select.build(backend)).await?;
+    let total = match found.first() {
+        Some(row) if with_total => {
+            let total: i64 = row.try_get("", TOTAL_COLUMN)?;
+            Some(
+                u64::try_from(total)
+                    .map_err(|_| DbError::Other(format!("a negative count: {total}")))?,
+            )
+        }
+        _ => None,
+    };
+    let mut rows = found
+        .iter()
+        .map(|row| payments::Model::from_query_result(row, ""))
+        .collect::<Result<Vec<_>, _>>()?;
     let more = rows.len() as u64 > limit;
     rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     if backward {
@@ -202,7 +238,22 @@ pub async fn fetch(db: &Db, query: &PageQuery) -> Result<Page, DbError> {
         rows: rows::payments(rows)?.into_iter().map(Arc::new).collect(),
         more,
         backward,
+        total,
     })
+}
+
+const TOTAL_COLUMN: &str = "page_total";
+
+/// The sum of the account's status counts for `statuses` (all when empty), as an expression.
+fn status_count(account_id: &str, statuses: &[PaymentStatus]) -> Expr {
+    let mut sum = sea_orm::sea_query::Query::select();
+    sum.expr(Expr::cust("CAST(COALESCE(SUM(count), 0) AS BIGINT)"))
+        .from("payment_counts")
+        .and_where(Expr::col("account_id").eq(account_id));
+    if !statuses.is_empty() {
+        sum.and_where(Expr::col("status").is_in(statuses.iter().map(|s| s.as_str())));
+    }
+    Expr::SubQuery(None, Box::new(sum.into_sub_query_statement()))
 }
 
 /// The flag for the direction opposite to paging, exact: is there any row of the filtered

@@ -184,7 +184,47 @@ async fn the_migration_counts_the_payments_already_there(backend: Backend) {
     assert_eq!(total(&app, &key, Some(&["SUCCEEDED"])).await, 5);
 }
 
+/// Where the status counts answer it, `totalCount` is read by the page's own statement: a
+/// page with it costs the statements of a page without it. An empty page asks the counts
+/// on their own.
+async fn a_total_read_with_its_page_costs_no_statement_of_its_own(backend: Backend) {
+    let app = TestApp::spawn_with(backend, |c| {
+        c.live_key_ttl = std::time::Duration::from_secs(3600)
+    })
+    .await;
+    let (_, key) = app.account("Acme").await;
+    for i in 0..3 {
+        created_id(&app, &key, &format!("p{i}"), input(500, "tok_visa")).await;
+    }
+    let statements = |query: &'static str| {
+        let (app, key) = (&app, &key);
+        async move {
+            app.query(key, query, json!({})).await;
+            let before = app.server_db.statements_run();
+            let data = app.query(key, query, json!({})).await;
+            (app.server_db.statements_run() - before, data)
+        }
+    };
+    let (without, _) = statements("{ payments(first: 2) { nodes { id } } }").await;
+    let (with, data) = statements("{ payments(first: 2) { totalCount nodes { id } } }").await;
+    assert_eq!(with, without, "no statement of its own");
+    assert_eq!(data["payments"]["totalCount"], 3);
+    let (filtered, data) = statements(
+        "{ payments(first: 2, filter: {status: [SUCCEEDED]}) { totalCount nodes { id } } }",
+    )
+    .await;
+    assert_eq!(filtered, without);
+    assert_eq!(data["payments"]["totalCount"], 3);
+    let (empty, data) = statements(
+        "{ payments(first: 2, filter: {status: [FAILED]}) { totalCount nodes { id } } }",
+    )
+    .await;
+    assert_eq!(empty, without + 1, "an empty page asks the counts");
+    assert_eq!(data["payments"]["totalCount"], 0);
+}
+
 on_both_backends_fn!(
+    a_total_read_with_its_page_costs_no_statement_of_its_own,
     totals_stay_exact_under_concurrent_changes,
     status_totals_are_read_from_the_counts_and_other_filters_count_rows,
     the_migration_counts_the_payments_already_there,
