@@ -56,11 +56,15 @@ impl Viewer {
         request: &'r async_graphql::Request,
         ctx: &'r async_graphql::extensions::ExtensionContext<'_>,
     ) -> Option<&'r Viewer> {
+        Self::in_request(request).or_else(|| ctx.data_opt::<Viewer>())
+    }
+
+    /// The viewer in a request's own data (HTTP).
+    pub(crate) fn in_request(request: &async_graphql::Request) -> Option<&Viewer> {
         request
             .data
             .get(&std::any::TypeId::of::<Viewer>())
             .and_then(|d| d.downcast_ref::<Viewer>())
-            .or_else(|| ctx.data_opt::<Viewer>())
     }
 }
 

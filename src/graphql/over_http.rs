@@ -96,10 +96,7 @@ impl Inner {
         guarded: Option<&GuardedRequest>,
         request: Request,
     ) -> Result<Request, ServerError> {
-        let viewer = request
-            .data
-            .get(&std::any::TypeId::of::<Viewer>())
-            .and_then(|d| d.downcast_ref::<Viewer>());
+        let viewer = Viewer::in_request(&request);
         let account = viewer.map(|viewer| viewer.account_id.clone());
         let token_caller = viewer
             .filter(|viewer| viewer.caller.is_client_token())

@@ -216,13 +216,7 @@ async fn fetch_in(db: &Db, query: &PageQuery, with_total: bool) -> Result<Page, 
     let backend = db.conn().get_database_backend();
     let found = db.conn().query_all_raw(select.build(backend)).await?;
     let total = match found.first() {
-        Some(row) if with_total => {
-            let total: i64 = row.try_get("", TOTAL_COLUMN)?;
-            Some(
-                u64::try_from(total)
-                    .map_err(|_| DbError::Other(format!("a negative count: {total}")))?,
-            )
-        }
+        Some(row) if with_total => Some(total_of(row)?),
         _ => None,
     };
     let mut rows = found
@@ -308,29 +302,20 @@ async fn count_by_status(
     account_id: &str,
     statuses: &[PaymentStatus],
 ) -> Result<u64, DbError> {
-    let backend = sea_orm::ConnectionTrait::get_database_backend(db.conn());
-    let placeholder = |i: usize| match backend {
-        sea_orm::DbBackend::Postgres => format!("${i}"),
-        _ => "?".to_string(),
-    };
-    let mut sql = format!(
-        "SELECT CAST(COALESCE(SUM(count), 0) AS BIGINT) AS total FROM payment_counts \
-         WHERE account_id = {}",
-        placeholder(1)
-    );
-    let mut values: Vec<sea_orm::Value> = vec![account_id.into()];
-    if !statuses.is_empty() {
-        let placeholders: Vec<String> = (0..statuses.len()).map(|i| placeholder(i + 2)).collect();
-        sql.push_str(&format!(" AND status IN ({})", placeholders.join(", ")));
-        values.extend(statuses.iter().map(|s| sea_orm::Value::from(s.as_str())));
-    }
-    let row = sea_orm::ConnectionTrait::query_one_raw(
-        db.conn(),
-        sea_orm::Statement::from_sql_and_values(backend, sql, values),
-    )
-    .await?
-    .ok_or_else(|| DbError::Other("a sum returned no row".into()))?;
-    let total: i64 = row.try_get("", "total")?;
+    let mut select = sea_orm::sea_query::Query::select();
+    select.expr_as(status_count(account_id, statuses), TOTAL_COLUMN);
+    let backend = db.conn().get_database_backend();
+    let row = db
+        .conn()
+        .query_one_raw(backend.build(&select))
+        .await?
+        .ok_or_else(|| DbError::Other("a sum returned no row".into()))?;
+    total_of(&row)
+}
+
+/// The status counts' sum in a row of [`status_count`]'s column.
+fn total_of(row: &sea_orm::QueryResult) -> Result<u64, DbError> {
+    let total: i64 = row.try_get("", TOTAL_COLUMN)?;
     u64::try_from(total).map_err(|_| DbError::Other(format!("a negative count: {total}")))
 }
 
