@@ -269,11 +269,19 @@ fn backend_of(url: &str) -> Result<Backend, DbErr> {
     }
 }
 
+/// How long a pooled connection may sit unused before it is pinged on checkout.
+const PING_IF_IDLE_FOR: Duration = Duration::from_secs(1);
+
 fn options(config: &DbConfig, backend: Backend, max_connections: u32) -> ConnectOptions {
     let mut opts = ConnectOptions::new(config.url.clone());
     opts.max_connections(max_connections)
         .min_connections(0)
         .acquire_timeout(config.acquire_timeout)
+        // A connection used within the last second is handed out as it is; one idle for
+        // longer is pinged first (a round trip), so a connection the database or the network
+        // dropped while it sat in the pool is replaced before a request gets it. Pinging on
+        // every checkout would add a round trip to every statement.
+        .test_before_acquire_if_idle_for(PING_IF_IDLE_FOR)
         .sqlx_logging(false);
     match backend {
         Backend::Sqlite => {

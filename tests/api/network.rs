@@ -56,7 +56,12 @@ impl Sandbox {
         Sandbox {
             url,
             db,
-            http: reqwest::Client::new(),
+            // The gateway installs the TLS provider when it starts; this client may be the
+            // process's first.
+            http: {
+                graphpay::delivery::outbound::install_default_tls();
+                reqwest::Client::new()
+            },
             _stop: tx,
             _dir: dir,
         }
