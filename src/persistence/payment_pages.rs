@@ -11,8 +11,8 @@ use sea_orm::DbBackend;
 use sea_orm::sea_query::QueryStatementBuilder;
 use sea_orm::sea_query::{Expr, ExprTrait, IntoColumnRef};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, Order as SqlOrder, PaginatorTrait,
-    QueryFilter, QueryOrder, QuerySelect, QueryTrait, Select,
+    ColumnTrait, ConnectionTrait, EntityTrait, Order as SqlOrder, PaginatorTrait, QueryFilter,
+    QueryOrder, QuerySelect, QueryTrait, Select,
 };
 
 use super::entities::payments;
@@ -166,6 +166,8 @@ fn page_select(query: &PageQuery) -> (Select<payments::Entity>, u64, bool) {
     };
     let order = sql_order(direction, backward);
     let select = select
+        .select_only()
+        .columns(rows::PAYMENT_COLUMNS)
         .order_by(key_column(field), order.clone())
         .order_by(payments::Column::Id, order)
         .limit(limit + 1);
@@ -221,7 +223,7 @@ async fn fetch_in(db: &Db, query: &PageQuery, with_total: bool) -> Result<Page, 
     };
     let mut rows = found
         .iter()
-        .map(|row| payments::Model::from_query_result(row, ""))
+        .map(rows::payment_in)
         .collect::<Result<Vec<_>, _>>()?;
     let more = rows.len() as u64 > limit;
     rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
@@ -229,7 +231,7 @@ async fn fetch_in(db: &Db, query: &PageQuery, with_total: bool) -> Result<Page, 
         rows.reverse();
     }
     Ok(Page {
-        rows: rows::payments(rows)?.into_iter().map(Arc::new).collect(),
+        rows: rows.into_iter().map(Arc::new).collect(),
         more,
         backward,
         total,

@@ -51,6 +51,79 @@ pub(crate) fn payments(rows: Vec<payments::Model>) -> Result<Vec<Payment>, DbErr
     rows.into_iter().map(payment).collect()
 }
 
+/// The columns [`payment_in`] reads, in the order it reads them: a statement that selects a
+/// payment for it selects exactly these first.
+pub(crate) const PAYMENT_COLUMNS: [payments::Column; 15] = [
+    payments::Column::Id,
+    payments::Column::AccountId,
+    payments::Column::Amount,
+    payments::Column::Currency,
+    payments::Column::Status,
+    payments::Column::AmountRefunded,
+    payments::Column::Source,
+    payments::Column::Description,
+    payments::Column::FailureCode,
+    payments::Column::FailureMessage,
+    payments::Column::ProcessorKey,
+    payments::Column::ProcessorRef,
+    payments::Column::Version,
+    payments::Column::CreatedAt,
+    payments::Column::UpdatedAt,
+];
+
+/// A payment from a row that starts with [`PAYMENT_COLUMNS`], read by position from the
+/// driver's row: no column is looked up by name, and the status and currency are parsed from
+/// the row's own text without a copy. Pages read 50 rows at a time, and reading each column
+/// by its name (what a `Model` does) cost about a sixth of the gateway's work per page.
+pub(crate) fn payment_in(row: &sea_orm::QueryResult) -> Result<Payment, DbError> {
+    if let Some(row) = row.try_as_pg_row() {
+        return payment_at(row);
+    }
+    if let Some(row) = row.try_as_sqlite_row() {
+        return payment_at(row);
+    }
+    Err(DbError::Other("a row of an unknown driver".into()))
+}
+
+fn payment_at<'r, R>(row: &'r R) -> Result<Payment, DbError>
+where
+    R: sea_orm::sqlx::Row,
+    usize: sea_orm::sqlx::ColumnIndex<R>,
+    &'r str: sea_orm::sqlx::Decode<'r, R::Database> + sea_orm::sqlx::Type<R::Database>,
+    String: sea_orm::sqlx::Decode<'r, R::Database> + sea_orm::sqlx::Type<R::Database>,
+    i64: sea_orm::sqlx::Decode<'r, R::Database> + sea_orm::sqlx::Type<R::Database>,
+    i32: sea_orm::sqlx::Decode<'r, R::Database> + sea_orm::sqlx::Type<R::Database>,
+{
+    fn read<'r, R, T>(row: &'r R, index: usize) -> Result<T, DbError>
+    where
+        R: sea_orm::sqlx::Row,
+        usize: sea_orm::sqlx::ColumnIndex<R>,
+        T: sea_orm::sqlx::Decode<'r, R::Database> + sea_orm::sqlx::Type<R::Database>,
+    {
+        row.try_get(index).map_err(|err| {
+            let column = sea_orm::IdenStatic::as_str(&PAYMENT_COLUMNS[index]);
+            DbError::Other(format!("payments.{column}: {err}"))
+        })
+    }
+    Ok(Payment {
+        id: read(row, 0)?,
+        account_id: read(row, 1)?,
+        amount: amount(read(row, 2)?)?,
+        currency: currency(read(row, 3)?)?,
+        status: payment_status(read(row, 4)?)?,
+        amount_refunded: read(row, 5)?,
+        source: read(row, 6)?,
+        description: read(row, 7)?,
+        failure_code: read(row, 8)?,
+        failure_message: read(row, 9)?,
+        processor_key: read(row, 10)?,
+        processor_ref: read(row, 11)?,
+        version: read(row, 12)?,
+        created_at: Timestamp::from_micros(read(row, 13)?),
+        updated_at: Timestamp::from_micros(read(row, 14)?),
+    })
+}
+
 pub(crate) fn payment_row(p: &Payment) -> payments::Model {
     payments::Model {
         id: p.id.clone(),

@@ -408,6 +408,9 @@ fn actual(field: &Planned, value: &Value) -> u64 {
         (Kind::Mutation(children), _) => {
             MUTATION_FIELD_COST.saturating_add(sum_actual(children, value))
         }
+        // Rows whose fields cost nothing, whatever they hold (scalars, and edges' nodes of
+        // scalars), cost nothing: a page's 50 rows are not walked to add up zeros.
+        (Kind::Rows(children), Value::List(_)) if costs_nothing(children) => 0,
         (Kind::Rows(children), Value::List(items)) => items
             .iter()
             .fold(0u64, |t, item| t.saturating_add(sum_actual(children, item))),
@@ -434,6 +437,16 @@ fn actual(field: &Planned, value: &Value) -> u64 {
             }),
         _ => 0,
     }
+}
+
+/// Whether `fields` cost nothing whatever values they hold: scalars, and edges' nodes that
+/// select only scalars.
+fn costs_nothing(fields: &[Planned]) -> bool {
+    fields.iter().all(|field| match &field.kind {
+        Kind::Free => true,
+        Kind::EdgeNode(children) => costs_nothing(children),
+        _ => false,
+    })
 }
 
 #[cfg(test)]
