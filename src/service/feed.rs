@@ -71,6 +71,9 @@ struct Shared {
     changes: watch::Sender<u64>,
     /// Wakes this instance's reader.
     wake: Arc<Notify>,
+    /// Wakes this instance's reader when somebody subscribes (it ignores `wake` while nobody
+    /// is subscribed).
+    subscribed: Arc<Notify>,
     /// Asks for a nudge to the other instances (PostgreSQL).
     nudge_others: Arc<Notify>,
     ready: AtomicBool,
@@ -95,6 +98,7 @@ impl PaymentFeed {
             entries,
             changes: watch::Sender::new(0),
             wake: Arc::new(Notify::new()),
+            subscribed: Arc::new(Notify::new()),
             nudge_others: Arc::new(Notify::new()),
             ready: AtomicBool::new(true),
             backend,
@@ -103,6 +107,7 @@ impl PaymentFeed {
             db: reader_db,
             shared: Arc::downgrade(&shared),
             wake: shared.wake.clone(),
+            subscribed: shared.subscribed.clone(),
             settings,
             at: None,
         };
@@ -139,7 +144,7 @@ impl PaymentFeed {
     /// somebody is subscribed.
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<FeedEntry>> {
         let receiver = self.shared.entries.subscribe();
-        self.shared.wake.notify_one();
+        self.shared.subscribed.notify_one();
         receiver
     }
 
@@ -174,6 +179,7 @@ struct Reader {
     db: Db,
     shared: Weak<Shared>,
     wake: Arc<Notify>,
+    subscribed: Arc<Notify>,
     settings: FeedSettings,
     /// Where reading goes on from; `None` while nobody is subscribed.
     at: Option<FeedPosition>,
@@ -181,7 +187,9 @@ struct Reader {
 
 impl Reader {
     /// Reads until the feed it serves is dropped. While nobody is subscribed it only checks,
-    /// every `poll_max`, that it could read; the next subscriber starts at the log's end.
+    /// every `poll_max`, that it could read (changes do not wake it then, so a busy instance
+    /// with no subscriber asks the database nothing per change); the next subscriber wakes it
+    /// and starts at the log's end.
     async fn run(mut self) {
         let mut interval = self.settings.poll_min;
         let mut retry = RETRY_MIN;
@@ -254,7 +262,7 @@ impl Reader {
             drop(shared);
             tokio::select! {
                 _ = self.wake.notified(), if subscribed => interval = self.settings.poll_min,
-                _ = self.wake.notified(), if !subscribed => {}
+                _ = self.subscribed.notified(), if !subscribed => {}
                 _ = tokio::time::sleep(interval) => {}
             }
         }
