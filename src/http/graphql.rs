@@ -13,8 +13,10 @@ use axum::extract::State;
 use axum::http::header::{ALLOW, CONTENT_TYPE, RETRY_AFTER};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
+use futures_util::FutureExt;
 use serde::Serialize;
 use serde::ser::SerializeMap;
+use std::panic::AssertUnwindSafe;
 use tracing::Instrument;
 
 use super::media::{self, Answer, BodyType};
@@ -259,14 +261,30 @@ async fn run(
         .or_else(|| operation_name_in(&request.query).map(str::to_string));
     tracing::Span::current().record("operation", operation.as_deref().unwrap_or("anonymous"));
 
+    // A mutation runs to completion in a task of its own, even when the client goes away or
+    // the deadline passes: one stopped halfway would leave its idempotency key claimed until
+    // the lock timeout, while finishing it stores the outcome a retry then replays. A
+    // document without the word `mutation` holds no mutation (the keyword cannot be spelled
+    // any other way), and runs in the exchange's own task: stopping a read halfway loses
+    // nothing, and a task of its own cost every page read a spawn and a wake-up.
+    let may_mutate = request.query.contains("mutation");
     let request = graphql::request_for(request, &state.db, caller.clone());
-    // The request runs to completion in a task of its own, even when the client goes away or
-    // the deadline passes: a mutation stopped halfway would leave its idempotency key claimed
-    // until the lock timeout, while finishing it stores the outcome a retry then replays.
     let schema = state.http_schema.clone();
-    let execution = tokio::spawn(
-        async move { schema.execute(request).await }.instrument(tracing::Span::current()),
-    );
+    let execution = async move {
+        if may_mutate {
+            tokio::spawn(
+                async move { schema.execute(request).await }.instrument(tracing::Span::current()),
+            )
+            .await
+            .map_err(|failed| failed.to_string())
+        } else {
+            // A panic is answered like one in a task of its own.
+            AssertUnwindSafe(schema.execute(request))
+                .catch_unwind()
+                .await
+                .map_err(|_| "the request panicked".to_string())
+        }
+    };
     match tokio::time::timeout(state.request_timeout, execution).await {
         Ok(Ok(response)) => response,
         Ok(Err(failed)) => {
@@ -283,6 +301,14 @@ async fn run(
         }
         Err(_) => {
             tracing::warn!("request deadline exceeded");
+            if !may_mutate {
+                // Stopped, so it counts itself nowhere else.
+                metrics::record_request(
+                    metrics::UNKNOWN_OPERATION,
+                    codes::INTERNAL,
+                    started.elapsed(),
+                );
+            }
             async_graphql::Response::from_errors(vec![request_error(
                 codes::INTERNAL,
                 "the request did not finish within its deadline; if it moved money, ask \
