@@ -206,7 +206,7 @@ pub async fn fetch_with_total(db: &Db, query: &PageQuery) -> Result<Page, DbErro
     fetch_in(db, query, counted_by_status(&query.filter)).await
 }
 
-#[tracing::instrument(skip_all, fields(account_id = %query.account_id))]
+#[tracing::instrument(level = "debug", skip_all, fields(account_id = %query.account_id))]
 async fn fetch_in(db: &Db, query: &PageQuery, with_total: bool) -> Result<Page, DbError> {
     let (mut select, limit, backward) = page_select(query);
     if with_total {
