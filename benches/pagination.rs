@@ -28,7 +28,7 @@ use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
 use graphpay::persistence::accounts;
 use graphpay::persistence::payment_pages::{
-    PageQuery, exists_behind, fetch, offset_page_for_benchmark, page_sql, sort_key,
+    PageQuery, PaymentColumns, exists_behind, fetch, offset_page_for_benchmark, page_sql, sort_key,
 };
 use graphpay::persistence::payments::{NewPayment, insert_many};
 use graphpay::persistence::{Backend, Db, DbConfig};
@@ -237,6 +237,7 @@ fn page_query(account_id: &str, order: Order, after: Option<Position>) -> PageQu
         size: PageSize::First(PAGE),
         after,
         before: None,
+        columns: PaymentColumns::All,
     }
 }
 

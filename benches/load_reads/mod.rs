@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use graphpay::domain::cursor::CursorCodec;
 use graphpay::domain::paging::{Order, PageSize, PaymentFilter, Position, fingerprint};
-use graphpay::persistence::payment_pages::{PageQuery, page_sql};
+use graphpay::persistence::payment_pages::{PageQuery, PaymentColumns, page_sql};
 use graphpay::persistence::{Backend, Db, DbConfig};
 
 use super::common::{BoxError, drop_schema, graphpay, start_gateway, unthrottled, wrk};
@@ -163,6 +163,8 @@ fn measure(
                 size: PageSize::First(50),
                 after: Some(position),
                 before: None,
+                // What the gateway reads for the selection the load sends.
+                columns: PaymentColumns::Listing,
             },
         );
         Ok::<_, BoxError>((cursor, statement))

@@ -14,7 +14,7 @@ use crate::domain::money::MAX_AMOUNT;
 use crate::domain::paging::{self, Direction, Order, PageSize, Position, SortField};
 use crate::error::ApiError;
 use crate::persistence::Db;
-use crate::persistence::payment_pages::{self, Page, PageQuery, sort_key};
+use crate::persistence::payment_pages::{self, Page, PageQuery, PaymentColumns, sort_key};
 
 #[derive(Enum, Copy, Clone, Debug, Eq, PartialEq)]
 #[graphql(remote = "SortField")]
@@ -133,6 +133,7 @@ pub async fn payments(
         filter,
         order,
         size,
+        columns: columns_shown(ctx),
     };
     // `totalCount` comes with the page's own statement where the status counts answer it.
     let page = if ctx.look_ahead().field("totalCount").exists() {
@@ -148,6 +149,38 @@ pub async fn payments(
         query,
         fingerprint,
     })
+}
+
+/// The fields of `Payment` that a page read with [`PaymentColumns::Listing`] answers.
+const LISTING_FIELDS: [&str; 9] = [
+    "__typename",
+    "id",
+    "amount",
+    "currency",
+    "status",
+    "amountRefunded",
+    "amountRefundable",
+    "createdAt",
+    "updatedAt",
+];
+
+/// The columns a page reads for what the connection's selection shows of its payments: only
+/// the listing's when no node, under `edges` or `nodes` and through any fragment, selects a
+/// field beyond [`LISTING_FIELDS`]. A field skipped by a directive still counts, so the
+/// answer errs only towards reading more.
+fn columns_shown(ctx: &Context<'_>) -> PaymentColumns {
+    let connection = ctx.look_ahead();
+    let mut nodes = connection.field("edges").field("node").selection_fields();
+    nodes.extend(connection.field("nodes").selection_fields());
+    let listing = nodes.into_iter().all(|node| {
+        node.selection_set()
+            .all(|field| LISTING_FIELDS.contains(&field.name()))
+    });
+    if listing {
+        PaymentColumns::Listing
+    } else {
+        PaymentColumns::All
+    }
 }
 
 /// A page of payments.

@@ -17,6 +17,7 @@ use sea_orm::{
 
 use super::entities::payments;
 use super::payments::Payment;
+pub use super::rows::PaymentColumns;
 use super::{Db, DbError, rows};
 use crate::domain::paging::{Direction, Order, PageSize, PaymentFilter, Position, SortField};
 use crate::domain::status::PaymentStatus;
@@ -32,6 +33,8 @@ pub struct PageQuery {
     pub after: Option<Position>,
     /// Only rows strictly before this position (in `order`).
     pub before: Option<Position>,
+    /// What the page's reader shows of each payment.
+    pub columns: PaymentColumns,
 }
 
 /// A page in the requested order.
@@ -167,7 +170,7 @@ fn page_select(query: &PageQuery) -> (Select<payments::Entity>, u64, bool) {
     let order = sql_order(direction, backward);
     let select = select
         .select_only()
-        .columns(rows::PAYMENT_COLUMNS)
+        .columns(query.columns.list().iter().copied())
         .order_by(key_column(field), order.clone())
         .order_by(payments::Column::Id, order)
         .limit(limit + 1);
@@ -223,7 +226,7 @@ async fn fetch_in(db: &Db, query: &PageQuery, with_total: bool) -> Result<Page, 
     };
     let mut rows = found
         .iter()
-        .map(rows::payment_in)
+        .map(|row| rows::payment_in(row, query.columns, &query.account_id))
         .collect::<Result<Vec<_>, _>>()?;
     let more = rows.len() as u64 > limit;
     rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));

@@ -51,15 +51,40 @@ pub(crate) fn payments(rows: Vec<payments::Model>) -> Result<Vec<Payment>, DbErr
     rows.into_iter().map(payment).collect()
 }
 
-/// The columns [`payment_in`] reads, in the order it reads them: a statement that selects a
-/// payment for it selects exactly these first.
-pub(crate) const PAYMENT_COLUMNS: [payments::Column; 15] = [
+/// Which of a payment's columns a statement reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PaymentColumns {
+    /// Every column: the payment as stored.
+    #[default]
+    All,
+    /// The columns a listing shows (the first [`LISTING_COLUMNS`]): its id, money, status and
+    /// times. The payment's text beyond them (source, description, failure, the processor's
+    /// references) comes back empty and its version as 0, so it is read this way only for
+    /// a reader that shows nothing else (a page whose selection holds only the listing's
+    /// fields).
+    Listing,
+}
+
+impl PaymentColumns {
+    /// The columns, in the order [`payment_in`] reads them: a statement that selects a
+    /// payment for it selects exactly these first.
+    pub(crate) fn list(self) -> &'static [payments::Column] {
+        match self {
+            PaymentColumns::All => &ALL_COLUMNS,
+            PaymentColumns::Listing => &ALL_COLUMNS[..LISTING_COLUMNS],
+        }
+    }
+}
+
+const ALL_COLUMNS: [payments::Column; 15] = [
     payments::Column::Id,
-    payments::Column::AccountId,
     payments::Column::Amount,
     payments::Column::Currency,
     payments::Column::Status,
     payments::Column::AmountRefunded,
+    payments::Column::CreatedAt,
+    payments::Column::UpdatedAt,
+    payments::Column::AccountId,
     payments::Column::Source,
     payments::Column::Description,
     payments::Column::FailureCode,
@@ -67,26 +92,36 @@ pub(crate) const PAYMENT_COLUMNS: [payments::Column; 15] = [
     payments::Column::ProcessorKey,
     payments::Column::ProcessorRef,
     payments::Column::Version,
-    payments::Column::CreatedAt,
-    payments::Column::UpdatedAt,
 ];
 
-/// A payment from a row that starts with [`PAYMENT_COLUMNS`], read by position from the
-/// driver's row and then mapped like any other ([`payment`]): no column is looked up by
-/// name. Pages read 50 rows at a time, and reading each column by its name (what a `Model`
-/// read from a query does) cost about a sixth of the gateway's work per page.
-pub(crate) fn payment_in(row: &sea_orm::QueryResult) -> Result<Payment, DbError> {
+/// How many of [`ALL_COLUMNS`], from the first, a listing reads: its id, money, status and
+/// times.
+const LISTING_COLUMNS: usize = 7;
+
+/// A payment of `account_id` from a row that starts with `columns`' list, read by position
+/// from the driver's row and then mapped like any other ([`payment`]): no column is looked
+/// up by name. Pages read 50 rows at a time, and reading each column by its name (what a
+/// `Model` read from a query does) cost about a sixth of the gateway's work per page.
+pub(crate) fn payment_in(
+    row: &sea_orm::QueryResult,
+    columns: PaymentColumns,
+    account_id: &str,
+) -> Result<Payment, DbError> {
     let model = if let Some(row) = row.try_as_pg_row() {
-        payment_row_at(row)?
+        payment_row_at(row, columns, account_id)?
     } else if let Some(row) = row.try_as_sqlite_row() {
-        payment_row_at(row)?
+        payment_row_at(row, columns, account_id)?
     } else {
         return Err(DbError::Other("a row of an unknown driver".into()));
     };
     payment(model)
 }
 
-fn payment_row_at<'r, R>(row: &'r R) -> Result<payments::Model, DbError>
+fn payment_row_at<'r, R>(
+    row: &'r R,
+    columns: PaymentColumns,
+    account_id: &str,
+) -> Result<payments::Model, DbError>
 where
     R: sea_orm::sqlx::Row,
     usize: sea_orm::sqlx::ColumnIndex<R>,
@@ -101,26 +136,40 @@ where
         T: sea_orm::sqlx::Decode<'r, R::Database> + sea_orm::sqlx::Type<R::Database>,
     {
         row.try_get(index).map_err(|err| {
-            let column = sea_orm::IdenStatic::as_str(&PAYMENT_COLUMNS[index]);
+            let column = sea_orm::IdenStatic::as_str(&ALL_COLUMNS[index]);
             DbError::Other(format!("payments.{column}: {err}"))
         })
     }
-    Ok(payments::Model {
+    let listing = payments::Model {
         id: read(row, 0)?,
-        account_id: read(row, 1)?,
-        amount: read(row, 2)?,
-        currency: read(row, 3)?,
-        status: read(row, 4)?,
-        amount_refunded: read(row, 5)?,
-        source: read(row, 6)?,
-        description: read(row, 7)?,
-        failure_code: read(row, 8)?,
-        failure_message: read(row, 9)?,
-        processor_key: read(row, 10)?,
-        processor_ref: read(row, 11)?,
-        version: read(row, 12)?,
-        created_at: read(row, 13)?,
-        updated_at: read(row, 14)?,
+        amount: read(row, 1)?,
+        currency: read(row, 2)?,
+        status: read(row, 3)?,
+        amount_refunded: read(row, 4)?,
+        created_at: read(row, 5)?,
+        updated_at: read(row, 6)?,
+        account_id: account_id.to_string(),
+        source: String::new(),
+        description: None,
+        failure_code: None,
+        failure_message: None,
+        processor_key: String::new(),
+        processor_ref: None,
+        version: 0,
+    };
+    Ok(match columns {
+        PaymentColumns::Listing => listing,
+        PaymentColumns::All => payments::Model {
+            account_id: read(row, 7)?,
+            source: read(row, 8)?,
+            description: read(row, 9)?,
+            failure_code: read(row, 10)?,
+            failure_message: read(row, 11)?,
+            processor_key: read(row, 12)?,
+            processor_ref: read(row, 13)?,
+            version: read(row, 14)?,
+            ..listing
+        },
     })
 }
 

@@ -254,7 +254,7 @@ on_both_backends! {
 
     async fn page_queries_seek_through_the_account_index(app: TestApp) {
         use graphpay::domain::paging::{Direction, Order, PageSize, PaymentFilter, Position, SortField};
-        use graphpay::persistence::payment_pages::{PageQuery, page_sql};
+        use graphpay::persistence::payment_pages::{PageQuery, PaymentColumns, page_sql};
         let (alice, _) = app.account("Alice").await;
         let (bob, _) = app.account("Bob").await;
         seed(&app, &alice, 3000).await;
@@ -262,7 +262,7 @@ on_both_backends! {
         app.db.execute_unprepared("ANALYZE").await.unwrap();
         for (field, index) in [(SortField::CreatedAt, "idx_payments_account_created"), (SortField::Amount, "idx_payments_account_amount")] {
             for direction in [Direction::Asc, Direction::Desc] {
-                for size in [PageSize::First(50), PageSize::Last(50)] {
+                for (size, columns) in [(PageSize::First(50), PaymentColumns::All), (PageSize::Last(50), PaymentColumns::Listing)] {
                     let query = PageQuery {
                         account_id: alice.clone(),
                         filter: PaymentFilter::default(),
@@ -270,6 +270,7 @@ on_both_backends! {
                         size,
                         after: Some(Position { key: 500, id: "pay_01ARZ3NDEKTSV4RRFFQ69G5FAV".into() }),
                         before: None,
+                        columns,
                     };
                     let sql = page_sql(app.db.backend(), &query);
                     let explain = match app.backend() {
@@ -283,5 +284,89 @@ on_both_backends! {
                 }
             }
         }
+    }
+
+    async fn a_page_shows_every_field_asked_for_however_it_is_asked(app: TestApp) {
+        use crate::helpers::{created_id, refund};
+        let (alice, key) = app.account("Alice").await;
+        let gift = json!({"amount": 1200, "currency": "EUR", "source": "tok_mastercard", "description": "a gift"});
+        created_id(&app, &key, "gift", gift).await;
+        created_id(&app, &key, "declined", json!({"amount": 700, "currency": "USD", "source": "tok_chargeDeclined"})).await;
+        let refunded = created_id(&app, &key, "refunded", json!({"amount": 1000, "currency": "USD", "source": "tok_visa"})).await;
+        assert_eq!(refund(&app, &key, "r1", &refunded, Some(300)).await.0, 200);
+
+        const LISTING: [&str; 9] = ["__typename", "id", "amount", "currency", "status", "amountRefunded", "amountRefundable", "createdAt", "updatedAt"];
+        const DETAILS: [&str; 4] = ["source", "description", "failureCode", "failureMessage"];
+        let nodes = |data: &Value| -> Vec<Value> {
+            let page = &data["payments"];
+            match page["nodes"].as_array() {
+                Some(nodes) => nodes.clone(),
+                None => page["edges"].as_array().expect("edges").iter().map(|e| e["node"].clone()).collect(),
+            }
+        };
+        let full = format!("{{ payments(first: 10) {{ edges {{ node {{ {} {} }} }} }} }}", LISTING.join(" "), DETAILS.join(" "));
+        let full = nodes(&app.query(&key, &full, json!({})).await);
+        assert_eq!(full.len(), 3);
+        assert!(full.iter().any(|p| p["description"] == "a gift" && p["source"] == "tok_mastercard"), "{full:?}");
+        assert!(full.iter().any(|p| p["failureCode"] == "card_declined" && p["failureMessage"].is_string()), "{full:?}");
+        assert!(full.iter().any(|p| p["amountRefunded"] == 300 && p["amountRefundable"] == 700), "{full:?}");
+
+        // Only the listing's fields: the same values as when everything is asked for.
+        let listing = format!("{{ payments(first: 10) {{ edges {{ node {{ {} }} }} }} }}", LISTING.join(" "));
+        let listing = nodes(&app.query(&key, &listing, json!({})).await);
+        for (shown, all) in listing.iter().zip(&full) {
+            for field in LISTING {
+                assert_eq!(shown[field], all[field], "{field} of {all}");
+            }
+        }
+
+        // Details asked for in every way a document can: each answer holds them, and the same
+        // values as above.
+        let asked = [
+            "fragment D on Payment { description failureCode } { payments(first: 10) { edges { node { id ...D } } } }",
+            "{ payments(first: 10) { nodes { id ... on Payment { source failureMessage } } } }",
+            "{ payments(first: 10) { edges { node { id ... { description } } } } }",
+            "{ payments(first: 10) { edges { node { id gift: description } } } }",
+            "{ payments(first: 10) { edges { node { id } } nodes { id description } } }",
+            "{ payments(first: 10) { edges { node { id } } } payments(first: 10) { edges { node { description } } } }",
+            "{ viewer { payments(first: 10) { edges { node { id source } } } } }",
+        ];
+        for document in asked {
+            let data = app.query(&key, document, json!({})).await;
+            let data = if data.get("viewer").is_some() { data["viewer"].clone() } else { data };
+            let shown = nodes(&data);
+            assert_eq!(shown.len(), 3, "{document}: {data}");
+            for (shown, all) in shown.iter().zip(&full) {
+                let mut any = false;
+                for (name, value) in shown.as_object().expect("a payment") {
+                    let field = if name == "gift" { "description" } else { name.as_str() };
+                    assert_eq!(value, &all[field], "{document}: {name} of {all}");
+                    any |= DETAILS.contains(&field);
+                }
+                assert!(any, "{document}: no details in {shown}");
+            }
+        }
+        let data = app.query(&key, "{ payments(first: 10) { nodes { id refunds { payment { source } } } } }", json!({})).await;
+        let sources: Vec<_> = nodes(&data).iter().flat_map(|p| p["refunds"].as_array().cloned().unwrap_or_default()).map(|r| r["payment"]["source"].clone()).collect();
+        assert_eq!(sources, vec![json!("tok_visa")], "{data}");
+
+        // The listing read itself leaves the details out; the full read has them.
+        use graphpay::domain::paging::{Order, PageSize, PaymentFilter};
+        use graphpay::persistence::payment_pages::{PageQuery, PaymentColumns, fetch};
+        let read = |columns| PageQuery {
+            account_id: alice.clone(),
+            filter: PaymentFilter::default(),
+            order: Order::default(),
+            size: PageSize::First(10),
+            after: None,
+            before: None,
+            columns,
+        };
+        let all = fetch(&app.db, &read(PaymentColumns::All)).await.unwrap();
+        let some = fetch(&app.db, &read(PaymentColumns::Listing)).await.unwrap();
+        assert!(all.rows.iter().any(|p| p.description.as_deref() == Some("a gift")));
+        assert!(some.rows.iter().all(|p| p.description.is_none() && p.source.is_empty()));
+        let key_of = |p: &graphpay::domain::payment::Payment| (p.id.clone(), p.account_id.clone(), p.amount, p.currency, p.status, p.amount_refunded, p.created_at, p.updated_at);
+        assert_eq!(all.rows.iter().map(|p| key_of(p)).collect::<Vec<_>>(), some.rows.iter().map(|p| key_of(p)).collect::<Vec<_>>());
     }
 }
