@@ -6,6 +6,7 @@ use async_graphql::{ComplexObject, Context, Enum, InputObject, Object, Result, S
 use std::sync::Arc;
 
 use super::limits::fields::charge_list;
+use super::listed::{Edges, Listed, Nodes, Shown};
 use super::objects::{Payment, PaymentStatus};
 use super::relations::PageRelations;
 use super::scalars::{Currency, DateTime};
@@ -151,22 +152,9 @@ pub async fn payments(
     })
 }
 
-/// The fields of `Payment` that a page read with [`PaymentColumns::Listing`] answers.
-const LISTING_FIELDS: [&str; 9] = [
-    "__typename",
-    "id",
-    "amount",
-    "currency",
-    "status",
-    "amountRefunded",
-    "amountRefundable",
-    "createdAt",
-    "updatedAt",
-];
-
 /// The columns a page reads for what the connection's selection shows of its payments: only
 /// the listing's when no node, under `edges` or `nodes` and through any fragment, selects a
-/// field beyond [`LISTING_FIELDS`]. A field skipped by a directive still counts, so the
+/// field a listing does not show ([`Shown`]). A field skipped by a directive still counts, so the
 /// answer errs only towards reading more.
 fn columns_shown(ctx: &Context<'_>) -> PaymentColumns {
     let connection = ctx.look_ahead();
@@ -174,7 +162,7 @@ fn columns_shown(ctx: &Context<'_>) -> PaymentColumns {
     nodes.extend(connection.field("nodes").selection_fields());
     let listing = nodes.into_iter().all(|node| {
         node.selection_set()
-            .all(|field| LISTING_FIELDS.contains(&field.name()))
+            .all(|field| Shown::named(field.name()).is_some())
     });
     if listing {
         PaymentColumns::Listing
@@ -192,7 +180,11 @@ pub struct PaymentConnection {
 }
 
 impl PaymentConnection {
-    fn cursor(
+    pub(super) fn rows(&self) -> &[Arc<crate::persistence::payments::Payment>] {
+        &self.page.rows
+    }
+
+    pub(super) fn cursor(
         &self,
         codec: &CursorCodec,
         payment: &crate::persistence::payments::Payment,
@@ -203,40 +195,43 @@ impl PaymentConnection {
         };
         codec.encode(&position, self.fingerprint)
     }
-}
 
-#[Object]
-impl PaymentConnection {
-    async fn edges(&self, ctx: &Context<'_>) -> Result<Vec<PaymentEdge>> {
-        charge_list(ctx, self.page.rows.len())?;
-        let codec = ctx.data::<CursorCodec>()?;
-        Ok(self
-            .page
+    fn node(&self, payment: &Arc<crate::persistence::payments::Payment>) -> Payment {
+        Payment {
+            payment: payment.clone(),
+            page: Some(self.relations.clone()),
+            as_of_change: false,
+        }
+    }
+
+    /// The edges, to be resolved field by field.
+    pub(super) fn edge_list(&self, codec: &CursorCodec) -> Vec<PaymentEdge> {
+        self.page
             .rows
             .iter()
             .map(|p| PaymentEdge {
                 cursor: self.cursor(codec, p),
-                node: Payment {
-                    payment: p.clone(),
-                    page: Some(self.relations.clone()),
-                    as_of_change: false,
-                },
+                node: self.node(p),
             })
-            .collect())
+            .collect()
     }
 
-    async fn nodes(&self, ctx: &Context<'_>) -> Result<Vec<Payment>> {
+    /// The nodes, to be resolved field by field.
+    pub(super) fn node_list(&self) -> Vec<Payment> {
+        self.page.rows.iter().map(|p| self.node(p)).collect()
+    }
+}
+
+#[Object]
+impl PaymentConnection {
+    async fn edges(&self, ctx: &Context<'_>) -> Result<Listed<'_, Edges>> {
         charge_list(ctx, self.page.rows.len())?;
-        Ok(self
-            .page
-            .rows
-            .iter()
-            .map(|p| Payment {
-                payment: p.clone(),
-                page: Some(self.relations.clone()),
-                as_of_change: false,
-            })
-            .collect())
+        Ok(Listed::new(self))
+    }
+
+    async fn nodes(&self, ctx: &Context<'_>) -> Result<Listed<'_, Nodes>> {
+        charge_list(ctx, self.page.rows.len())?;
+        Ok(Listed::new(self))
     }
 
     async fn page_info(&self) -> PageInfo<'_> {

@@ -3,6 +3,7 @@
 mod client_tokens;
 mod connection;
 pub mod limits;
+mod listed;
 mod loaders;
 mod metrics;
 mod mutation;
