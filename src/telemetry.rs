@@ -2,8 +2,12 @@
 //! filters either.
 
 use std::io::IsTerminal;
+use std::str::FromStr;
 
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Layer, Registry};
 
 use crate::persistence;
 
@@ -15,20 +19,43 @@ pub enum LogFormat {
 
 /// Installs the global subscriber; later calls are no-ops (tests start many servers).
 pub fn init(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new(format!("info,{}", persistence::QUIET_LOG_TARGETS)));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let directives = std::env::var("RUST_LOG").ok();
+    let lines = tracing_subscriber::fmt::layer()
         .with_ansi(colours_wanted())
         .with_writer(std::io::stderr);
-    let _ = match format {
-        LogFormat::Pretty => builder.try_init(),
-        LogFormat::Json => builder
+    let lines = match format {
+        LogFormat::Pretty => lines.boxed(),
+        LogFormat::Json => lines
             .json()
             .flatten_event(true)
             .with_current_span(true)
-            .try_init(),
+            .boxed(),
     };
+    let _ = tracing_subscriber::registry()
+        .with(filter(directives.as_deref()))
+        .with(lines)
+        .try_init();
+}
+
+/// The filter for `RUST_LOG`'s directives (the default: `info`, the database crates at
+/// `warn`). Targets and levels alone are decided once per call site, at no cost to a span
+/// afterwards. Directives that name spans or fields (`[request{operation=...}]=debug`) need
+/// `EnvFilter`, which then looks up every span each time it is entered and left: a lock and
+/// a hash for every poll of every request.
+fn filter(directives: Option<&str>) -> Box<dyn Layer<Registry> + Send + Sync> {
+    let default = format!("info,{}", persistence::QUIET_LOG_TARGETS);
+    let directives = directives
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .unwrap_or(&default);
+    if !directives.contains('[')
+        && let Ok(targets) = Targets::from_str(directives)
+    {
+        return targets.boxed();
+    }
+    EnvFilter::try_new(directives)
+        .unwrap_or_else(|_| EnvFilter::new(&default))
+        .boxed()
 }
 
 /// Colours only for a person at a terminal: a file or a pipe gets plain text. `NO_COLOR`
