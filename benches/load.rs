@@ -296,9 +296,9 @@ fn main() -> Result<(), BoxError> {
         )?;
         println!();
         println!(
-            "| PostgreSQL page read | concurrency | requests/s | p50 ms | p99 ms | gateway CPU ms per request | errors |"
+            "| PostgreSQL page read | concurrency | requests/s | p50 ms | p99 ms | gateway CPU ms per request | gateway resident MiB | errors |"
         );
-        println!("|---|---:|---:|---:|---:|---:|---:|");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|");
         for line in reads.lines {
             println!("{line}");
         }

@@ -30,6 +30,19 @@ impl Gateway {
         // The kernel counts in USER_HZ, 100 per second on Linux.
         Some(Duration::from_millis(ticks * 10))
     }
+
+    /// The gateway's resident memory now, in MiB (`VmRSS` from `/proc`, Linux).
+    pub fn resident_mib(&self) -> Option<f64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let kib: f64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()?;
+        Some(kib / 1024.0)
+    }
 }
 
 impl Drop for Gateway {

@@ -1,7 +1,8 @@
 //! Page reads on a large account: 1,000,000 payments in one account (and 50,000 in another),
 //! PostgreSQL, the release gateway. Over HTTP with wrk at each concurrency: the first page of
 //! 50 (cursors and `pageInfo`), the page at depth 900,000 (after a cursor made for that row)
-//! and the first page with `totalCount`; the gateway's CPU per request from `/proc`; beside
+//! and the first page with `totalCount`; the gateway's CPU per request and its resident memory
+//! after each run, from `/proc`; beside
 //! them, pgbench running the gateway's own page statement (`-M prepared`). Each concurrency
 //! starts a fresh gateway and warms it with 2 s of first pages, not measured.
 //!
@@ -184,11 +185,12 @@ fn measure(
             let run = wrk(&gateway.address, "load.lua", &[mode, &key, arg], c, seconds)?;
             let cpu = gateway.cpu_time().unwrap_or_default() - before;
             let line = format!(
-                "| {label} | {c} | {:.0} | {:.2} | {:.2} | {:.3} | {} |",
+                "| {label} | {c} | {:.0} | {:.2} | {:.2} | {:.3} | {:.1} | {} |",
                 run.rps,
                 run.p50_ms,
                 run.p99_ms,
                 cpu.as_secs_f64() * 1e3 / run.requests.max(1.0),
+                gateway.resident_mib().unwrap_or_default(),
                 run.errors
             );
             eprintln!("{line}");
@@ -218,8 +220,9 @@ fn measure(
             .find(|l| l.starts_with("latency average"))
             .and_then(|l| l.split_whitespace().nth(3))
             .unwrap_or("?");
-        let line =
-            format!("| pgbench: the page statement | {c} | {tps} | (average {latency}) | | | 0 |");
+        let line = format!(
+            "| pgbench: the page statement | {c} | {tps} | (average {latency}) | | | | 0 |"
+        );
         eprintln!("{line}");
         lines.push(line);
     }

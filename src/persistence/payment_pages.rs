@@ -6,14 +6,13 @@
 
 use std::sync::Arc;
 
-#[cfg(feature = "test-support")]
-use sea_orm::DbBackend;
 use sea_orm::sea_query::QueryStatementBuilder;
 use sea_orm::sea_query::{Expr, ExprTrait, IntoColumnRef};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, Order as SqlOrder, PaginatorTrait, QueryFilter,
     QueryOrder, QuerySelect, QueryTrait, Select,
 };
+use sea_orm::{DbBackend, Statement};
 
 use super::entities::payments;
 use super::payments::Payment;
@@ -152,7 +151,8 @@ fn sql_order(direction: Direction, reversed: bool) -> SqlOrder {
     }
 }
 
-/// The statement that fetches a page: `limit + 1` rows in scan order (reversed for `last`).
+/// The statement that fetches a page in scan order (reversed for `last`), to be run
+/// [`limited`] to `limit + 1` rows.
 fn page_select(query: &PageQuery) -> (Select<payments::Entity>, u64, bool) {
     let field = query.order.field;
     let direction = query.order.direction;
@@ -172,9 +172,21 @@ fn page_select(query: &PageQuery) -> (Select<payments::Entity>, u64, bool) {
         .select_only()
         .columns(query.columns.list().iter().copied())
         .order_by(key_column(field), order.clone())
-        .order_by(payments::Column::Id, order)
-        .limit(limit + 1);
+        .order_by(payments::Column::Id, order);
     (select, limit, backward)
+}
+
+/// `select` for `backend` with `LIMIT n` written into its text instead of bound as a
+/// parameter. With a bound limit PostgreSQL plans the prepared statement afresh on every
+/// execution (its generic plan, costed for an unknown limit, never looks as cheap as a custom
+/// one, so it is never chosen); with the number in the text it keeps one generic plan from
+/// the sixth execution on. `n` is a page size the API has bounded (or 1), so a statement
+/// shape has at most about a hundred texts.
+fn limited(select: Select<payments::Entity>, backend: DbBackend, n: u64) -> Statement {
+    let mut statement = select.build(backend);
+    statement.sql.push_str(" LIMIT ");
+    statement.sql.push_str(&n.to_string());
+    statement
 }
 
 /// Is there a row of the filtered set on the given side of `position`? One indexed probe.
@@ -184,14 +196,12 @@ async fn exists_beyond(
     side: Side,
     position: &Position,
 ) -> Result<bool, DbError> {
-    let found = filtered(&query.account_id, &query.filter)
+    let probe = filtered(&query.account_id, &query.filter)
         .filter(beyond(query.order.field, side, position))
         .select_only()
-        .column(payments::Column::Id)
-        .limit(1)
-        .into_tuple::<String>()
-        .one(db.conn())
-        .await?;
+        .column(payments::Column::Id);
+    let backend = db.conn().get_database_backend();
+    let found = db.conn().query_one_raw(limited(probe, backend, 1)).await?;
     Ok(found.is_some())
 }
 
@@ -219,7 +229,10 @@ async fn fetch_in(db: &Db, query: &PageQuery, with_total: bool) -> Result<Page, 
         );
     }
     let backend = db.conn().get_database_backend();
-    let found = db.conn().query_all_raw(select.build(backend)).await?;
+    let found = db
+        .conn()
+        .query_all_raw(limited(select, backend, limit + 1))
+        .await?;
     let total = match found.first() {
         Some(row) if with_total => Some(total_of(row)?),
         _ => None,
@@ -333,7 +346,8 @@ pub fn page_sql(backend: super::Backend, query: &PageQuery) -> String {
         super::Backend::Sqlite => DbBackend::Sqlite,
         super::Backend::Postgres => DbBackend::Postgres,
     };
-    page_select(query).0.build(backend).to_string()
+    let (select, limit, _) = page_select(query);
+    limited(select, backend, limit + 1).to_string()
 }
 
 /// The OFFSET form of a page, only as the baseline the pagination benchmark compares against;

@@ -431,3 +431,78 @@ on_both_backends! {
         }
     }
 }
+
+/// PostgreSQL keeps one generic plan for a page statement (and for the probe for the other
+/// direction) after a few executions, instead of planning it afresh on every page: their
+/// limits are written into the text, since a bound limit makes the generic plan look costlier
+/// than any custom one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(pg_tests),
+    ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run"
+)]
+async fn page_statements_keep_a_generic_plan_postgres() {
+    use graphpay::domain::paging::{Order, PageSize, PaymentFilter, Position};
+    use graphpay::persistence::payment_pages::{PageQuery, PaymentColumns, exists_behind, fetch};
+    use graphpay::persistence::{Db, DbConfig};
+
+    let app = TestApp::spawn(Backend::Postgres).await;
+    let (alice, _) = app.account("Alice").await;
+    // Enough rows that a plan for an unknown limit looks costly (with a few hundred, even a
+    // bound limit gets a generic plan).
+    const ROWS: i64 = 20_000;
+    const BASE: i64 = 1_767_225_600_000_000;
+    app.db
+        .execute_unprepared(&format!(
+            "ALTER TABLE payments DISABLE TRIGGER payments_counted; \
+             INSERT INTO payments (id, account_id, amount, currency, status, amount_refunded, \
+             source, description, failure_code, failure_message, processor_key, processor_ref, \
+             version, created_at, updated_at) \
+             SELECT 'pay_' || upper(lpad(to_hex(g), 26, '0')), '{alice}', 1000 + g % 5000, \
+             'USD', 'SUCCEEDED', 0, 'tok_visa', NULL, NULL, NULL, 'pk_' || g, 'ch_' || g, 1, \
+             {BASE} + g * 1000, {BASE} + g * 1000 FROM generate_series(1, {ROWS}) AS g; \
+             ALTER TABLE payments ENABLE TRIGGER payments_counted; ANALYZE payments"
+        ))
+        .await
+        .unwrap();
+    // One connection, so that its prepared statements are the ones looked at.
+    let db = Db::connect(&DbConfig {
+        max_connections: 1,
+        ..app.db_config.clone()
+    })
+    .await
+    .unwrap();
+    let query = PageQuery {
+        account_id: alice.clone(),
+        filter: PaymentFilter::default(),
+        order: Order::default(),
+        size: PageSize::First(20),
+        after: Some(Position {
+            key: BASE + ROWS * 1000,
+            id: format!("pay_{ROWS:026X}"),
+        }),
+        before: None,
+        columns: PaymentColumns::Listing,
+    };
+    for _ in 0..8 {
+        assert_eq!(fetch(&db, &query).await.unwrap().rows.len(), 20);
+        assert!(exists_behind(&db, &query).await.unwrap());
+    }
+    let mut plans = db
+        .query_text(
+            "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements \
+             WHERE statement LIKE '%FROM \"payments\"%'",
+        )
+        .await
+        .unwrap();
+    plans.retain(|plan| !plan[0].contains("pg_prepared_statements"));
+    assert_eq!(
+        plans.len(),
+        2,
+        "the page statement and the probe: {plans:?}"
+    );
+    for plan in plans {
+        let generic: i64 = plan[1].parse().unwrap();
+        assert!(generic >= 2, "planned afresh each time: {plan:?}");
+    }
+}
