@@ -154,8 +154,8 @@ pub async fn payments(
 
 /// The columns a page reads for what the connection's selection shows of its payments: only
 /// the listing's when no node, under `edges` or `nodes` and through any fragment, selects a
-/// field a listing does not show ([`Shown`]). A field skipped by a directive still counts, so the
-/// answer errs only towards reading more.
+/// field a listing does not show ([`Shown`]). Fields a `@skip` or `@include` leaves out are
+/// gone from the document before execution, and are neither shown nor counted.
 fn columns_shown(ctx: &Context<'_>) -> PaymentColumns {
     let connection = ctx.look_ahead();
     let mut nodes = connection.field("edges").field("node").selection_fields();

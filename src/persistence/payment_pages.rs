@@ -180,8 +180,10 @@ fn page_select(query: &PageQuery) -> (Select<payments::Entity>, u64, bool) {
 /// parameter. With a bound limit PostgreSQL plans the prepared statement afresh on every
 /// execution (its generic plan, costed for an unknown limit, never looks as cheap as a custom
 /// one, so it is never chosen); with the number in the text it keeps one generic plan from
-/// the sixth execution on. `n` is a page size the API has bounded (or 1), so a statement
-/// shape has at most about a hundred texts.
+/// the sixth execution on. `n` is a page size the API has bounded (or 1): one text per page
+/// size a client uses. A client that varies its page size widely makes a connection's cache
+/// of prepared statements turn over, which costs a parse per page, as an unprepared
+/// statement would.
 fn limited(select: Select<payments::Entity>, backend: DbBackend, n: u64) -> Statement {
     let mut statement = select.build(backend);
     statement.sql.push_str(" LIMIT ");
