@@ -21,7 +21,9 @@ use crate::service::accounts::LIVE_KEY_TTL;
 use crate::service::feed::FeedSettings;
 use crate::service::idempotency::IdempotencySettings;
 use crate::service::reconcile::ReconcileSettings;
-use crate::service::throttle::ThrottleSettings;
+use crate::service::throttle::{
+    DEFAULT_BUDGET_CAPACITY, DEFAULT_BUDGET_RESTORE_RATE, ThrottleSettings,
+};
 
 /// Where the database is.
 #[derive(Args, Clone, Debug)]
@@ -164,11 +166,11 @@ pub struct ServeArgs {
     pub max_query_cost: u64,
 
     /// Points each account's budget holds (all its keys together, per gateway instance).
-    #[arg(long, env = "GRAPHPAY_RATE_LIMIT_CAPACITY", default_value_t = 1_000)]
+    #[arg(long, env = "GRAPHPAY_RATE_LIMIT_CAPACITY", default_value_t = DEFAULT_BUDGET_CAPACITY)]
     pub rate_limit_capacity: u64,
 
     /// Points restored to each account's budget per second (at least 1).
-    #[arg(long, env = "GRAPHPAY_RATE_LIMIT_RESTORE_RATE", default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, env = "GRAPHPAY_RATE_LIMIT_RESTORE_RATE", default_value_t = DEFAULT_BUDGET_RESTORE_RATE, value_parser = clap::value_parser!(u64).range(1..))]
     pub rate_limit_restore_rate: u64,
 
     /// Most fields one request may resolve; beyond it the rest answer `QUERY_TOO_COMPLEX`.
@@ -470,7 +472,7 @@ impl Config {
             database,
             create_demo_account: false,
             query_limits: Some(QueryLimits::default()),
-            throttle: ThrottleSettings::new(1_000, 50),
+            throttle: ThrottleSettings::new(DEFAULT_BUDGET_CAPACITY, DEFAULT_BUDGET_RESTORE_RATE),
             max_subscriptions_per_account: 100,
             max_batch: 10,
             max_body_bytes: 262_144,

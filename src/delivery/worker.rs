@@ -399,7 +399,7 @@ async fn attempt(db: Db, outbound: Outbound, schedule: RetrySchedule, claim: Cla
         AttemptResult::RetryAt(_) => "retrying",
         AttemptResult::GaveUp => "gave_up",
     };
-    metrics::counter!("graphpay_webhook_attempts_total", "outcome" => outcome).increment(1);
+    crate::metrics::record_webhook_attempt(outcome);
     let record = WebhookAttempt {
         id: new_id(IdKind::WebhookAttempt),
         delivery_id: claim.delivery.id.clone(),

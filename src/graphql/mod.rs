@@ -126,7 +126,13 @@ pub fn build(
     // After the limits, which parse the document only once its text has passed them; the
     // method before the scopes, so that a mutation sent with GET is told to use POST.
     let socket = builder.extension(scopes::ScopeCheck).finish();
-    let http = over_http::HttpSchema::new(base().finish(), guard, TypeTable::from_sdl(&sdl));
+    let table = TypeTable::from_sdl(&sdl);
+    crate::metrics::register_counters(
+        ["Query", "Mutation", "Subscription"]
+            .into_iter()
+            .flat_map(|root| table.fields_of(root)),
+    );
+    let http = over_http::HttpSchema::new(base().finish(), guard, table);
     Schemas { socket, http }
 }
 

@@ -136,7 +136,7 @@ impl SubscriptionSlots {
             });
         }
         *count += 1;
-        metrics::gauge!("graphpay_subscriptions_open").increment(1.0);
+        ::metrics::gauge!(crate::metrics::SUBSCRIPTIONS_OPEN).increment(1.0);
         Ok(Slot {
             slots: self.clone(),
             account: account.to_string(),
@@ -152,7 +152,7 @@ struct Slot {
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        metrics::gauge!("graphpay_subscriptions_open").decrement(1.0);
+        ::metrics::gauge!(crate::metrics::SUBSCRIPTIONS_OPEN).decrement(1.0);
         let mut open = self.slots.open.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(count) = open.get_mut(&self.account) {
             *count -= 1;

@@ -103,6 +103,12 @@ pub fn from_body(body: &[u8]) -> Result<Body, Malformed> {
         .is_some_and(|&b| b == b'[');
     if is_batch {
         let batch: Vec<Sent> = serde_json::from_slice(body).map_err(malformed)?;
+        if batch.is_empty() {
+            return Err(Malformed(format!(
+                "the body is an empty batch: send one GraphQL request ({SHAPE}), or an array \
+                 of at least one"
+            )));
+        }
         let batch = batch
             .into_iter()
             .map(Sent::check)
@@ -230,6 +236,8 @@ mod tests {
     fn refuses_malformed_bodies() {
         for bad in [
             "",
+            "[]",
+            " [ ] ",
             "{ \"not a JSON",
             r#"{"notquery": "{ a }"}"#,
             r#"{"query": {"obj": "ect"}}"#,

@@ -33,6 +33,16 @@ pub const PROCESSOR_RETRIES_TOTAL: &str = "graphpay_processor_retries_total";
 pub const PROCESSOR_ATTEMPT_DURATION_SECONDS: &str = "graphpay_processor_attempt_duration_seconds";
 /// The processor circuit breaker: 0 closed, 1 open, 2 half-open.
 pub const PROCESSOR_BREAKER_STATE: &str = "graphpay_processor_breaker_state";
+/// Processor calls the open (or probing) circuit refused without calling the processor.
+pub const PROCESSOR_BREAKER_REFUSED_TOTAL: &str = "graphpay_processor_breaker_refused_total";
+/// Merchant webhook attempts, by `outcome`.
+pub const WEBHOOK_ATTEMPTS_TOTAL: &str = "graphpay_webhook_attempts_total";
+/// The change feed reader's lag, in events.
+pub const FEED_LAG_EVENTS: &str = "graphpay_feed_lag_events";
+/// Client connections closed at once because the connection limit was reached.
+pub const CONNECTIONS_REFUSED_TOTAL: &str = "graphpay_connections_refused_total";
+/// Client connections closed for overstaying a deadline, by `reason` (`header`, `idle`).
+pub const CONNECTIONS_TIMED_OUT_TOTAL: &str = "graphpay_connections_timed_out_total";
 /// Database pool connections, by `state` (`idle` or `in_use`).
 pub const DB_POOL_CONNECTIONS: &str = "graphpay_db_pool_connections";
 /// The database pool's size limit.
@@ -47,6 +57,18 @@ pub const CONNECTIONS_OPEN: &str = "graphpay_connections_open";
 pub const UNKNOWN_OPERATION: &str = "unknown";
 /// The `code` label of a request answered without errors.
 pub const OK: &str = "OK";
+
+/// The processor operations, the `operation` label of the processor metrics.
+pub const PROCESSOR_OPERATIONS: [&str; 3] = ["charge", "refund", "lookup_charge"];
+/// The `outcome` label of [`PROCESSOR_ATTEMPTS_TOTAL`].
+pub const PROCESSOR_OUTCOMES: [&str; 4] = ["ok", "retryable", "circuit_open", "fatal"];
+/// The operations an idempotency key is claimed for, the `operation` label of
+/// [`IDEMPOTENCY_KEY_CONFLICTS_TOTAL`].
+pub const KEY_OPERATIONS: [&str; 3] = ["createPayment", "confirmPayment", "refundPayment"];
+/// The `outcome` label of [`WEBHOOK_ATTEMPTS_TOTAL`].
+pub const WEBHOOK_OUTCOMES: [&str; 3] = ["acknowledged", "retrying", "gave_up"];
+/// The `reason` label of [`CONNECTIONS_TIMED_OUT_TOTAL`].
+pub const TIMEOUT_REASONS: [&str; 2] = ["header", "idle"];
 
 /// Values of [`PROCESSOR_BREAKER_STATE`].
 pub mod breaker_state {
@@ -106,6 +128,67 @@ pub fn record_breaker_state(state: f64) {
     gauge!(PROCESSOR_BREAKER_STATE).set(state);
 }
 
+/// A processor call refused by the open circuit.
+pub fn record_breaker_refusal() {
+    counter!(PROCESSOR_BREAKER_REFUSED_TOTAL).increment(1);
+}
+
+/// A merchant webhook attempt that ended in `outcome`, one of [`WEBHOOK_OUTCOMES`].
+pub fn record_webhook_attempt(outcome: &'static str) {
+    counter!(WEBHOOK_ATTEMPTS_TOTAL, "outcome" => outcome).increment(1);
+}
+
+/// The change feed reader's lag, in events.
+pub fn record_feed_lag(events: u64) {
+    gauge!(FEED_LAG_EVENTS).set(events as f64);
+}
+
+/// A connection closed at once because the connection limit was reached.
+pub fn record_connection_refused() {
+    counter!(CONNECTIONS_REFUSED_TOTAL).increment(1);
+}
+
+/// A connection closed for overstaying its deadline; `reason` is one of [`TIMEOUT_REASONS`].
+pub fn record_connection_timed_out(reason: &'static str) {
+    counter!(CONNECTIONS_TIMED_OUT_TOTAL, "reason" => reason).increment(1);
+}
+
+/// Registers every counter at 0, with each of its bounded label values, so that each family is
+/// in the first scrape and `rate()` and absence alerts work before the first event. Requests
+/// are registered as `OK` for each of `root_fields` (the schema's root fields) and `unknown`;
+/// their error codes appear with their first occurrence.
+pub fn register_counters<'a>(root_fields: impl IntoIterator<Item = &'a str>) {
+    for operation in root_fields.into_iter().chain([UNKNOWN_OPERATION]) {
+        counter!(REQUESTS_TOTAL, "operation" => operation.to_string(), "code" => OK).increment(0);
+    }
+    for name in [
+        QUERY_COST_SPENT_TOTAL,
+        THROTTLED_REQUESTS_TOTAL,
+        PAYMENTS_CREATED_TOTAL,
+        IDEMPOTENCY_REPLAYS_TOTAL,
+        PROCESSOR_BREAKER_REFUSED_TOTAL,
+        CONNECTIONS_REFUSED_TOTAL,
+    ] {
+        counter!(name).increment(0);
+    }
+    for operation in KEY_OPERATIONS {
+        counter!(IDEMPOTENCY_KEY_CONFLICTS_TOTAL, "operation" => operation).increment(0);
+    }
+    for operation in PROCESSOR_OPERATIONS {
+        for outcome in PROCESSOR_OUTCOMES {
+            counter!(PROCESSOR_ATTEMPTS_TOTAL, "operation" => operation, "outcome" => outcome)
+                .increment(0);
+        }
+        counter!(PROCESSOR_RETRIES_TOTAL, "operation" => operation).increment(0);
+    }
+    for outcome in WEBHOOK_OUTCOMES {
+        counter!(WEBHOOK_ATTEMPTS_TOTAL, "outcome" => outcome).increment(0);
+    }
+    for reason in TIMEOUT_REASONS {
+        counter!(CONNECTIONS_TIMED_OUT_TOTAL, "reason" => reason).increment(0);
+    }
+}
+
 /// What the database pool holds now.
 pub fn record_pool(idle: u32, in_use: u32, max: u32) {
     gauge!(DB_POOL_CONNECTIONS, "state" => "idle").set(f64::from(idle));
@@ -149,6 +232,26 @@ fn describe() {
     describe_gauge!(
         PROCESSOR_BREAKER_STATE,
         "Processor circuit breaker: 0 closed, 1 open, 2 half-open"
+    );
+    describe_counter!(
+        PROCESSOR_BREAKER_REFUSED_TOTAL,
+        "Processor calls refused by the open circuit without calling the processor"
+    );
+    describe_counter!(
+        WEBHOOK_ATTEMPTS_TOTAL,
+        "Merchant webhook attempts, by outcome"
+    );
+    describe_gauge!(
+        FEED_LAG_EVENTS,
+        "The change feed reader's lag: newest position in the log minus the newest read"
+    );
+    describe_counter!(
+        CONNECTIONS_REFUSED_TOTAL,
+        "Client connections closed at once because the connection limit was reached"
+    );
+    describe_counter!(
+        CONNECTIONS_TIMED_OUT_TOTAL,
+        "Client connections closed for overstaying a deadline, by reason"
     );
     describe_gauge!(
         DB_POOL_CONNECTIONS,

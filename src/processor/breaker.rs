@@ -1,6 +1,24 @@
 //! A circuit breaker: after repeated failures it fails fast for a cool-down instead of piling
 //! requests onto a dead processor, then lets one probe through (half-open) to decide whether
 //! to close again.
+//!
+//! The states and what moves between them:
+//!
+//! | state | admit | the call's record |
+//! |---|---|---|
+//! | closed (n failures) | admitted | success: closed (0); failure: closed (n + 1), or open at the threshold |
+//! | open until T, before T | refused, nothing changes | (no call was admitted) |
+//! | open until T, at or after T | admitted as the probe: half-open | |
+//! | half-open (the probe in flight) | refused, nothing changes | the probe's success: closed (0); its failure: open for a cool-down |
+//!
+//! Each admitted call carries the epoch it was admitted in, and the epoch changes with every
+//! change of state, so a call admitted before the circuit opened that answers later (while it
+//! is open, half-open or closed again) changes nothing: only the probe decides a half-open
+//! circuit. A call whose future is dropped before it answered (its attempt timed out) counts as
+//! a failure; otherwise a probe that never answers would leave the circuit half-open for good.
+
+#[cfg(test)]
+mod props;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -36,7 +54,7 @@ pub enum BreakerState {
     Open {
         until: Instant,
     },
-    /// One probe is in flight; everything else fails fast until it answers.
+    /// The one probe is in flight; everything else fails fast until it answers.
     HalfOpen,
 }
 
@@ -52,11 +70,42 @@ impl BreakerState {
     }
 }
 
+/// The right to make one call, handed out by [`Breaker::admit`] and given back to
+/// [`Breaker::record`] with the call's outcome.
+#[derive(Debug, PartialEq, Eq)]
+#[must_use = "an admitted call must be recorded"]
+pub struct Permit {
+    epoch: u64,
+    probe: bool,
+}
+
+impl Permit {
+    /// Whether this call is the half-open circuit's probe.
+    pub fn is_probe(&self) -> bool {
+        self.probe
+    }
+}
+
+#[derive(Debug)]
+struct Inner {
+    state: BreakerState,
+    /// Changes with every change of state: see the module's opening comment.
+    epoch: u64,
+}
+
+impl Inner {
+    fn enter(&mut self, state: BreakerState) {
+        self.state = state;
+        self.epoch += 1;
+        state.report();
+    }
+}
+
 /// The breaker's bookkeeping, apart from any processor so that it can be tested alone.
 #[derive(Debug)]
 pub struct Breaker {
     settings: BreakerSettings,
-    state: Mutex<BreakerState>,
+    inner: Mutex<Inner>,
 }
 
 impl Breaker {
@@ -65,86 +114,115 @@ impl Breaker {
         state.report();
         Self {
             settings,
-            state: Mutex::new(state),
+            inner: Mutex::new(Inner { state, epoch: 0 }),
         }
     }
 
-    pub fn state(&self) -> BreakerState {
-        *self.state.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// May a call go through now?
-    pub fn admit(&self, now: Instant) -> bool {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        match *state {
-            BreakerState::Closed { .. } => true,
+    pub fn state(&self) -> BreakerState {
+        self.lock().state
+    }
+
+    /// Admits a call now, or refuses it (`None`) while the circuit fails fast. A refused call
+    /// changes nothing.
+    pub fn admit(&self, now: Instant) -> Option<Permit> {
+        let mut inner = self.lock();
+        match inner.state {
+            BreakerState::Closed { .. } => Some(Permit {
+                epoch: inner.epoch,
+                probe: false,
+            }),
             BreakerState::Open { until } if now >= until => {
-                *state = BreakerState::HalfOpen;
-                state.report();
+                inner.enter(BreakerState::HalfOpen);
                 tracing::info!("processor circuit half-open: probing");
-                true
+                Some(Permit {
+                    epoch: inner.epoch,
+                    probe: true,
+                })
             }
-            BreakerState::Open { .. } | BreakerState::HalfOpen => false,
+            BreakerState::Open { .. } | BreakerState::HalfOpen => {
+                drop(inner);
+                crate::metrics::record_breaker_refusal();
+                None
+            }
         }
     }
 
     /// Records how an admitted call ended: `healthy` when the processor answered.
-    pub fn record(&self, healthy: bool, now: Instant) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+    pub fn record(&self, permit: Permit, healthy: bool, now: Instant) {
+        let mut inner = self.lock();
+        if permit.epoch != inner.epoch {
+            // Admitted before the last change of state: its news is older than that change.
+            return;
+        }
         let open = BreakerState::Open {
             until: now + self.settings.cooldown,
         };
-        *state = match (*state, healthy) {
-            (_, true) => BreakerState::Closed { failures: 0 },
-            (BreakerState::Closed { failures }, false)
-                if failures + 1 < self.settings.failure_threshold =>
-            {
-                BreakerState::Closed {
-                    failures: failures + 1,
+        match (inner.state, permit.probe, healthy) {
+            (BreakerState::Closed { failures }, false, true) => {
+                if failures > 0 {
+                    inner.state = BreakerState::Closed { failures: 0 };
                 }
             }
-            (
-                BreakerState::Closed { .. } | BreakerState::HalfOpen | BreakerState::Open { .. },
-                false,
-            ) => {
-                tracing::warn!(cooldown = ?self.settings.cooldown, "processor circuit open");
-                open
+            (BreakerState::Closed { failures }, false, false) => {
+                if failures + 1 < self.settings.failure_threshold {
+                    inner.state = BreakerState::Closed {
+                        failures: failures + 1,
+                    };
+                } else {
+                    tracing::warn!(cooldown = ?self.settings.cooldown, "processor circuit open");
+                    inner.enter(open);
+                }
             }
-        };
-        state.report();
+            (BreakerState::HalfOpen, true, true) => {
+                tracing::info!("processor circuit closed: the probe succeeded");
+                inner.enter(BreakerState::Closed { failures: 0 });
+            }
+            (BreakerState::HalfOpen, true, false) => {
+                tracing::warn!(cooldown = ?self.settings.cooldown, "processor circuit open again: the probe failed");
+                inner.enter(open);
+            }
+            // A permit of the current epoch is a probe exactly when the circuit is half-open,
+            // and no permit is issued while it is open.
+            (BreakerState::Closed { .. }, true, _)
+            | (BreakerState::HalfOpen, false, _)
+            | (BreakerState::Open { .. }, _, _) => {}
+        }
+    }
+
+    /// Admits a call now as a guard that records a failure if it is dropped unrecorded, or
+    /// `None` while the circuit fails fast.
+    fn admitted(&self) -> Option<Admitted<'_>> {
+        self.admit(Instant::now()).map(|permit| Admitted {
+            breaker: self,
+            permit: Some(permit),
+        })
     }
 }
 
 /// An admitted call, which must end in a record: a call abandoned before it answered (its
-/// attempt timed out and the future was dropped) counts as a failure. Otherwise a probe that
-/// never answers would leave the breaker half-open, failing every call, for good.
+/// attempt timed out and the future was dropped) counts as a failure.
 struct Admitted<'a> {
     breaker: &'a Breaker,
-    recorded: bool,
+    permit: Option<Permit>,
 }
 
 impl Admitted<'_> {
     fn record(mut self, healthy: bool) {
-        self.recorded = true;
-        self.breaker.record(healthy, Instant::now());
+        if let Some(permit) = self.permit.take() {
+            self.breaker.record(permit, healthy, Instant::now());
+        }
     }
 }
 
 impl Drop for Admitted<'_> {
     fn drop(&mut self) {
-        if !self.recorded {
-            self.breaker.record(false, Instant::now());
+        if let Some(permit) = self.permit.take() {
+            self.breaker.record(permit, false, Instant::now());
         }
-    }
-}
-
-impl Breaker {
-    /// Admits a call now, or `None` while the circuit fails fast.
-    fn admitted(&self) -> Option<Admitted<'_>> {
-        self.admit(Instant::now()).then_some(Admitted {
-            breaker: self,
-            recorded: false,
-        })
     }
 }
 
@@ -194,73 +272,119 @@ impl Processor for CircuitBreaker {
 mod tests {
     use super::*;
 
+    const COOLDOWN: Duration = Duration::from_secs(10);
+
     fn breaker() -> Breaker {
         Breaker::new(BreakerSettings {
             failure_threshold: 3,
-            cooldown: Duration::from_secs(10),
+            cooldown: COOLDOWN,
         })
+    }
+
+    /// Opens `b` at `t` with three failed calls.
+    fn open(b: &Breaker, t: Instant) {
+        for _ in 0..3 {
+            let permit = b.admit(t).expect("closed");
+            b.record(permit, false, t);
+        }
+        assert_eq!(
+            b.state(),
+            BreakerState::Open {
+                until: t + COOLDOWN
+            }
+        );
     }
 
     #[test]
     fn opens_after_consecutive_failures_only() {
         let b = breaker();
         let t = Instant::now();
-        b.record(false, t);
-        b.record(false, t);
-        b.record(true, t);
-        b.record(false, t);
-        b.record(false, t);
+        for healthy in [false, false, true, false, false] {
+            let permit = b.admit(t).unwrap();
+            b.record(permit, healthy, t);
+        }
         assert_eq!(b.state(), BreakerState::Closed { failures: 2 });
-        b.record(false, t);
+        let permit = b.admit(t).unwrap();
+        b.record(permit, false, t);
         assert_eq!(
             b.state(),
             BreakerState::Open {
-                until: t + Duration::from_secs(10)
+                until: t + COOLDOWN
             }
         );
-        assert!(!b.admit(t + Duration::from_secs(9)));
+        assert!(b.admit(t + Duration::from_secs(9)).is_none());
+    }
+
+    #[test]
+    fn refused_calls_change_nothing_and_the_probe_comes_after_one_cooldown() {
+        let b = breaker();
+        let t = Instant::now();
+        open(&b, t);
+        // A busy gateway: a refused call every 100 ms for the whole cool-down.
+        for step in 1..100 {
+            let now = t + Duration::from_millis(100 * step);
+            assert!(b.admit(now).is_none(), "{step}");
+            assert_eq!(
+                b.state(),
+                BreakerState::Open {
+                    until: t + COOLDOWN
+                }
+            );
+        }
+        let probe = b
+            .admit(t + COOLDOWN)
+            .expect("the probe, right after the cool-down");
+        assert!(probe.is_probe());
     }
 
     #[test]
     fn half_open_lets_one_probe_through_and_closes_on_success() {
         let b = breaker();
         let t = Instant::now();
-        for _ in 0..3 {
-            b.record(false, t);
-        }
-        let later = t + Duration::from_secs(10);
-        assert!(b.admit(later), "the probe");
-        assert!(!b.admit(later), "only one probe at a time");
-        b.record(true, later);
+        open(&b, t);
+        let later = t + COOLDOWN;
+        let probe = b.admit(later).expect("the probe");
+        assert!(b.admit(later).is_none(), "only one probe at a time");
+        assert_eq!(b.state(), BreakerState::HalfOpen);
+        b.record(probe, true, later);
         assert_eq!(b.state(), BreakerState::Closed { failures: 0 });
-        assert!(b.admit(later));
+        assert!(!b.admit(later).unwrap().is_probe());
     }
 
     #[test]
     fn a_failed_probe_opens_the_circuit_again() {
         let b = breaker();
         let t = Instant::now();
-        for _ in 0..3 {
-            b.record(false, t);
-        }
+        open(&b, t);
         let later = t + Duration::from_secs(11);
-        assert!(b.admit(later));
-        b.record(false, later);
+        let probe = b.admit(later).unwrap();
+        b.record(probe, false, later);
         assert_eq!(
             b.state(),
             BreakerState::Open {
-                until: later + Duration::from_secs(10)
+                until: later + COOLDOWN
             }
         );
+    }
+
+    #[test]
+    fn a_call_admitted_before_the_circuit_opened_does_not_decide_the_probe() {
+        let b = breaker();
+        let t = Instant::now();
+        let slow = b.admit(t).unwrap();
+        open(&b, t);
+        let later = t + COOLDOWN;
+        let probe = b.admit(later).unwrap();
+        b.record(slow, true, later);
+        assert_eq!(b.state(), BreakerState::HalfOpen, "only the probe decides");
+        b.record(probe, true, later);
+        assert_eq!(b.state(), BreakerState::Closed { failures: 0 });
     }
 
     #[tokio::test(start_paused = true)]
     async fn a_probe_abandoned_before_it_answers_opens_the_circuit_again() {
         let b = breaker();
-        let t = Instant::now();
-        for _ in 0..3 {
-            b.record(false, t);
-        }
+        open(&b, Instant::now());
         tokio::time::advance(Duration::from_secs(11)).await;
         let probe = b.admitted().expect("the probe is admitted");
         drop(probe);
@@ -273,5 +397,22 @@ mod tests {
         let probe = b.admitted().expect("a new probe after the cool-down");
         probe.record(true);
         assert_eq!(b.state(), BreakerState::Closed { failures: 0 });
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_refused_guard_records_nothing() {
+        let b = breaker();
+        let t = Instant::now();
+        open(&b, t);
+        for _ in 0..10 {
+            tokio::time::advance(Duration::from_millis(100)).await;
+            assert!(b.admitted().is_none());
+        }
+        assert_eq!(
+            b.state(),
+            BreakerState::Open {
+                until: t + COOLDOWN
+            }
+        );
     }
 }

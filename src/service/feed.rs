@@ -295,7 +295,7 @@ impl LagReport {
             self.read = newest;
         }
         let lag = (newest - self.read).max(0);
-        metrics::gauge!("graphpay_feed_lag_events").set(lag as f64);
+        crate::metrics::record_feed_lag(u64::try_from(lag).unwrap_or(0));
         if lag > 0 && self.logged.is_none_or(|at| at.elapsed() >= LAG_LOG_EVERY) {
             self.logged = Some(Instant::now());
             tracing::info!(lag, newest, read = self.read, "change feed lag");

@@ -53,6 +53,19 @@ impl Clock for ManualClock {
     }
 }
 
+/// Points in each account's budget by default: two seconds of [`DEFAULT_BUDGET_RESTORE_RATE`],
+/// so a burst of twice the sustained rate (or two of the largest requests allowed, 1,000
+/// points each) passes at once.
+pub const DEFAULT_BUDGET_CAPACITY: u64 = 2_000;
+
+/// Points restored to each budget per second by default. A `createPayment` with a usual
+/// selection costs 11-12 points (10 for the mutation, 1 for its payment), so an account
+/// sustains about 100 creates a second (Stripe's live-mode rate), while a `totalCount` that
+/// counts rows (100 points) runs at most 12 times a second, and the largest document allowed
+/// (1,000 points: a page of 100 with nested objects, or an alias bomb that reaches the cost
+/// limit) at most once a second beyond the burst.
+pub const DEFAULT_BUDGET_RESTORE_RATE: u64 = 1_200;
+
 /// The budget's settings.
 #[derive(Clone)]
 pub struct ThrottleSettings {

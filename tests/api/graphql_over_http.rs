@@ -158,6 +158,8 @@ on_both_backends! {
         for accept in [None, Some("application/json"), Some(GRAPHQL_RESPONSE)] {
             for body in [
                 "",
+                "[]",
+                " [ ] ",
                 "{ \"not a JSON",
                 r#"{"qeury": "{ viewer { id } }"}"#,
                 r#"{"query": 0}"#,

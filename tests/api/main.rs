@@ -4,6 +4,7 @@
 mod helpers;
 
 mod auth;
+mod breaker;
 mod cli;
 mod client_tokens;
 mod cluster_selftest;

@@ -57,7 +57,8 @@ fn reading(scrape: &Scrape, metric: &str, labels: &[(&str, &str)]) -> Option<f64
     }
 }
 
-/// Every `(operation, code)` pair counted in `graphpay_requests_total`, with its count.
+/// Every `(operation, code)` pair counted in `graphpay_requests_total`, with its count; the
+/// pairs registered at 0 before any request are not counts.
 fn requests(scrape: &Scrape) -> HashMap<(String, String), f64> {
     scrape
         .samples
@@ -67,6 +68,9 @@ fn requests(scrape: &Scrape) -> HashMap<(String, String), f64> {
             let Reading::Counter(v) = s.value else {
                 return None;
             };
+            if v == 0.0 {
+                return None;
+            }
             let label = |name| s.labels.get(name).unwrap_or_default().to_string();
             Some(((label("operation"), label("code")), v))
         })
@@ -265,7 +269,8 @@ async fn metrics_count_exactly_the_requests_made_and_what_they_decided() {
             "graphpay_processor_retries_total",
             &[("operation", "charge")]
         ),
-        None
+        Some(0.0),
+        "no retry, and the counter is there at 0"
     );
 
     assert_eq!(one("graphpay_db_pool_max_connections", &[]), Some(7.0));
@@ -291,6 +296,78 @@ async fn metrics_count_exactly_the_requests_made_and_what_they_decided() {
         both.sort_unstable();
         assert_eq!(gateway.listening_ports(), both);
     }
+}
+
+/// The counters the README's metrics table lists.
+fn documented_counters() -> Vec<String> {
+    let readme = include_str!("../../README.md");
+    let counters: Vec<String> = readme
+        .lines()
+        .filter_map(|line| {
+            let mut cells = line.split('|').map(str::trim).skip(1);
+            let name = cells
+                .next()?
+                .strip_prefix("`graphpay_")?
+                .strip_suffix('`')?;
+            (cells.next()? == "counter").then(|| format!("graphpay_{name}"))
+        })
+        .collect();
+    assert!(
+        counters.len() >= 10,
+        "the README's table was read: {counters:?}"
+    );
+    counters
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_documented_counter_is_in_the_first_scrape_at_zero() {
+    let gateway = GatewayProcess::start(&[METRICS_ON]);
+    let first = scrape(&gateway).await;
+    for counter in documented_counters() {
+        let samples: Vec<_> = first
+            .samples
+            .iter()
+            .filter(|s| s.metric == counter)
+            .collect();
+        assert!(!samples.is_empty(), "{counter} is not in the first scrape");
+        for sample in samples {
+            assert!(
+                matches!(sample.value, Reading::Counter(v) if v == 0.0),
+                "{counter} {:?}: {:?}",
+                sample.labels,
+                sample.value
+            );
+        }
+    }
+    let zero = |metric, labels: &[(&str, &str)]| reading(&first, metric, labels);
+    for operation in ["charge", "refund", "lookup_charge"] {
+        for outcome in ["ok", "retryable", "circuit_open", "fatal"] {
+            let labels = [("operation", operation), ("outcome", outcome)];
+            assert_eq!(
+                zero("graphpay_processor_attempts_total", &labels),
+                Some(0.0),
+                "{labels:?}"
+            );
+        }
+    }
+    for operation in [
+        "payments",
+        "createPayment",
+        "refundPayment",
+        "paymentUpdated",
+        "unknown",
+    ] {
+        let labels = [("operation", operation), ("code", "OK")];
+        assert_eq!(
+            zero("graphpay_requests_total", &labels),
+            Some(0.0),
+            "{labels:?}"
+        );
+    }
+    assert_eq!(
+        zero("graphpay_processor_breaker_refused_total", &[]),
+        Some(0.0)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -432,6 +509,11 @@ async fn an_unreachable_processor_shows_as_failed_attempts_retries_and_an_open_b
         ),
         Some(1.0),
         "the open circuit fails fast, without retries"
+    );
+    assert_eq!(
+        reading(&scraped, "graphpay_processor_breaker_refused_total", &[]),
+        Some(1.0),
+        "the refusal is counted"
     );
     assert_eq!(
         reading(

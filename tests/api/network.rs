@@ -2,18 +2,18 @@
 //! through the gateway's HTTP client with timeouts, retries, backoff and a circuit breaker.
 
 use std::collections::HashMap;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use graphpay::config::Config;
-use graphpay::persistence::{Db, DbConfig, sandbox};
+use graphpay::persistence::{Db, sandbox};
 use graphpay::sandbox::{SandboxApp, SandboxConfig};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 use crate::helpers::{
-    Backend, CREATE, TestApp, create, create_payload, create_while_unavailable, created_id,
-    first_error_code, input, on_both_backends_fn, refund, refund_payload, row_count, status_of,
+    Backend, CREATE, SandboxProcess, TestApp, create, create_payload, create_while_unavailable,
+    created_id, first_error_code, input, on_both_backends_fn, refund, refund_payload, row_count,
+    sandbox_db, status_of,
 };
 
 /// A sandbox service running in this process, with its own SQLite database.
@@ -23,19 +23,6 @@ struct Sandbox {
     http: reqwest::Client,
     _stop: oneshot::Sender<()>,
     _dir: tempfile::TempDir,
-}
-
-fn sandbox_db(dir: &tempfile::TempDir) -> DbConfig {
-    DbConfig {
-        url: format!(
-            "sqlite://{}?mode=rwc",
-            dir.path().join("sandbox.db").display()
-        ),
-        schema: None,
-        max_connections: 8,
-        busy_timeout: Duration::from_secs(30),
-        acquire_timeout: Duration::from_secs(30),
-    }
 }
 
 impl Sandbox {
@@ -98,7 +85,7 @@ impl Sandbox {
 }
 
 /// A gateway that reaches `processor_url` over HTTP, with short timeouts for tests.
-async fn gateway(
+pub(crate) async fn gateway(
     backend: Backend,
     processor_url: &str,
     adjust: impl FnOnce(&mut Config),
@@ -324,47 +311,6 @@ async fn a_client_that_goes_away_does_not_stop_its_payment_halfway(backend: Back
         2,
         "one refused attempt, one retry after the pause"
     );
-}
-
-/// A sandbox in a process of its own, so that it can be killed.
-struct SandboxProcess {
-    child: Child,
-}
-
-impl SandboxProcess {
-    fn start(port: u16, db_url: &str) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_graphpay"))
-            .args([
-                "sandbox",
-                "--listen",
-                &format!("127.0.0.1:{port}"),
-                "--database-url",
-                db_url,
-            ])
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        std::io::BufRead::read_line(
-            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
-            &mut line,
-        )
-        .unwrap();
-        assert!(line.contains("listening"), "{line}");
-        SandboxProcess { child }
-    }
-
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for SandboxProcess {
-    fn drop(&mut self) {
-        self.kill();
-    }
 }
 
 async fn a_processor_killed_and_restarted_during_a_burst_loses_nothing(backend: Backend) {

@@ -77,6 +77,14 @@ impl TypeTable {
             .is_some_and(|f| f.contains_key(field))
     }
 
+    /// The fields of the object type `parent`, in no particular order.
+    pub fn fields_of(&self, parent: &str) -> impl Iterator<Item = &str> {
+        self.fields
+            .get(parent)
+            .into_iter()
+            .flat_map(|fields| fields.keys().map(String::as_str))
+    }
+
     fn is_composite(&self, ty: &str) -> bool {
         self.fields.contains_key(ty)
     }

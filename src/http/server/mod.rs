@@ -104,7 +104,7 @@ pub async fn serve(
             () = &mut shutdown => break,
         };
         let Ok(slot) = slots.clone().try_acquire_owned() else {
-            metrics::counter!("graphpay_connections_refused_total").increment(1);
+            crate::metrics::record_connection_refused();
             if !refusing {
                 tracing::warn!(
                     max_connections = limits.max_connections,
@@ -176,8 +176,7 @@ async fn watch_over(
             }
             _ = phases.changed() => {}
             reason = expiry(deadline) => {
-                metrics::counter!("graphpay_connections_timed_out_total", "reason" => reason)
-                    .increment(1);
+                crate::metrics::record_connection_timed_out(reason);
                 tracing::debug!(%peer, reason, "closing a connection that overstayed its deadline");
                 return;
             }
@@ -193,14 +192,14 @@ struct Open {
 
 impl Open {
     fn new(slot: OwnedSemaphorePermit) -> Self {
-        metrics::gauge!("graphpay_connections_open").increment(1.0);
+        ::metrics::gauge!(crate::metrics::CONNECTIONS_OPEN).increment(1.0);
         Open { _slot: slot }
     }
 }
 
 impl Drop for Open {
     fn drop(&mut self) {
-        metrics::gauge!("graphpay_connections_open").decrement(1.0);
+        ::metrics::gauge!(crate::metrics::CONNECTIONS_OPEN).decrement(1.0);
     }
 }
 

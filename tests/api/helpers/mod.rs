@@ -11,6 +11,7 @@ mod payments;
 mod process;
 mod receiver;
 mod responses;
+mod sandbox;
 mod webhooks;
 mod ws;
 
@@ -28,6 +29,7 @@ pub use receiver::{Answer, Receiver};
 pub use responses::{
     cost, create_payload, error_extension, first_error_code, first_error_message, refund_payload,
 };
+pub use sandbox::{SandboxProcess, free_port, sandbox_charges, sandbox_db};
 pub use webhooks::{charge_event, refund_event};
 pub use ws::{
     Socket, connect, connect_to, next_message, next_update, subscribe_as, subscribe_synced,
