@@ -32,6 +32,20 @@ impl IdKind {
         }
     }
 
+    /// What the kind is called in messages: "not a payment id".
+    pub const fn noun(self) -> &'static str {
+        match self {
+            IdKind::Account => "account",
+            IdKind::ApiKey => "API key",
+            IdKind::Payment => "payment",
+            IdKind::Refund => "refund",
+            IdKind::PaymentEvent => "payment event",
+            IdKind::WebhookEndpoint => "webhook endpoint",
+            IdKind::WebhookDelivery => "webhook delivery",
+            IdKind::WebhookAttempt => "webhook attempt",
+        }
+    }
+
     const ALL: [IdKind; 8] = [
         IdKind::Account,
         IdKind::ApiKey,
@@ -63,9 +77,89 @@ pub fn is_id_of(kind: IdKind, id: &str) -> bool {
     kind_of(id) == Some(kind)
 }
 
+/// Text that is not a well-formed id of the kind asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("not a {} id (they start with {})", .0.noun(), .0.prefix())]
+pub struct NotAnId(pub IdKind);
+
+/// An id of one kind, checked once where it enters (`parse`), then carried as proof.
+macro_rules! typed_id {
+    ($(#[$doc:meta])* $name:ident, $kind:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        pub struct $name(String);
+
+        impl $name {
+            pub const KIND: IdKind = $kind;
+
+            pub fn parse(text: &str) -> Result<Self, NotAnId> {
+                if is_id_of(Self::KIND, text) {
+                    Ok(Self(text.to_string()))
+                } else {
+                    Err(NotAnId(Self::KIND))
+                }
+            }
+
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    };
+}
+
+typed_id!(
+    /// A payment's id (`pay_...`).
+    PaymentId,
+    IdKind::Payment
+);
+typed_id!(
+    /// A webhook endpoint's id (`we_...`).
+    WebhookEndpointId,
+    IdKind::WebhookEndpoint
+);
+typed_id!(
+    /// A webhook delivery's id (`whd_...`).
+    WebhookDeliveryId,
+    IdKind::WebhookDelivery
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typed_ids_take_only_their_own_kind_and_say_which_they_want() {
+        let payment = new_id(IdKind::Payment);
+        assert_eq!(PaymentId::parse(&payment).unwrap().as_str(), payment);
+        for other in [
+            new_id(IdKind::Refund),
+            String::new(),
+            "pay_".into(),
+            payment.to_lowercase(),
+        ] {
+            assert_eq!(
+                PaymentId::parse(&other),
+                Err(NotAnId(IdKind::Payment)),
+                "{other}"
+            );
+        }
+        assert_eq!(
+            NotAnId(IdKind::Payment).to_string(),
+            "not a payment id (they start with pay_)"
+        );
+        assert_eq!(
+            NotAnId(IdKind::WebhookDelivery).to_string(),
+            "not a webhook delivery id (they start with whd_)"
+        );
+        assert!(WebhookEndpointId::parse(&new_id(IdKind::WebhookEndpoint)).is_ok());
+        assert!(WebhookDeliveryId::parse(&new_id(IdKind::WebhookEndpoint)).is_err());
+    }
 
     #[test]
     fn new_ids_carry_their_prefix_and_parse_back() {

@@ -6,9 +6,11 @@ use super::objects::{Payment, Refund};
 use super::scalars::Currency;
 use super::{Viewer, client_tokens, webhooks};
 use crate::domain::idempotency::IdempotencyKey;
+use crate::domain::ids::PaymentId;
 use crate::error::ApiError;
-use crate::service::payments::{CreatePayment, PaymentResult, PaymentService};
-use crate::service::refunds::{RefundInput, RefundResult};
+use crate::service::payments::{
+    CreatePayment, PaymentResult, PaymentService, RefundInput, RefundResult,
+};
 
 #[derive(InputObject, Clone, Debug)]
 pub struct CreatePaymentInput {
@@ -69,6 +71,11 @@ fn key(idempotency_key: &str) -> Result<IdempotencyKey, ApiError> {
     IdempotencyKey::parse(idempotency_key).map_err(ApiError::InvalidIdempotencyKey)
 }
 
+/// The `paymentId` argument, checked once here.
+fn payment(payment_id: &str) -> Result<PaymentId, ApiError> {
+    PaymentId::parse(payment_id).map_err(|not| ApiError::bad_input("paymentId", not.to_string()))
+}
+
 pub struct Mutation;
 
 #[Object]
@@ -107,6 +114,7 @@ impl Mutation {
         let viewer = ctx.data::<Viewer>()?;
         let service = ctx.data::<PaymentService>()?;
         let key = key(&idempotency_key)?;
+        let payment_id = payment(&payment_id)?;
         Ok(service
             .confirm(&viewer.account_id, &key, &payment_id)
             .await?
@@ -117,6 +125,7 @@ impl Mutation {
     async fn cancel_payment(&self, ctx: &Context<'_>, payment_id: ID) -> Result<PaymentPayload> {
         let viewer = ctx.data::<Viewer>()?;
         let service = ctx.data::<PaymentService>()?;
+        let payment_id = payment(&payment_id)?;
         Ok(service
             .cancel(&viewer.account_id, &payment_id)
             .await?
@@ -134,7 +143,7 @@ impl Mutation {
         let viewer = ctx.data::<Viewer>()?;
         let service = ctx.data::<PaymentService>()?;
         let key = key(&idempotency_key)?;
-        let input = RefundInput::parse(input.payment_id.to_string(), input.amount, input.reason)?;
+        let input = RefundInput::parse(&input.payment_id, input.amount, input.reason)?;
         Ok(service
             .refund(&viewer.account_id, &key, input)
             .await?

@@ -11,7 +11,7 @@ use super::loaders::{AccountLoader, PaymentById};
 use super::node::{self, Node};
 use super::objects::{Account, IdempotencyRecord, Payment};
 use crate::domain::idempotency::IdempotencyKey;
-use crate::domain::ids::{self, IdKind};
+use crate::domain::ids::PaymentId;
 use crate::error::ApiError;
 use crate::persistence::{Db, accounts};
 use crate::service::idempotency;
@@ -115,14 +115,10 @@ impl Query {
 
     /// One of the viewer's payments; null when absent or another account's.
     async fn payment(&self, ctx: &Context<'_>, id: ID) -> Result<Option<Payment>> {
-        if !ids::is_id_of(IdKind::Payment, &id) {
-            return Err(
-                ApiError::bad_input("id", "not a payment id (they start with pay_)").into(),
-            );
-        }
+        let id = PaymentId::parse(&id).map_err(|not| ApiError::bad_input("id", not.to_string()))?;
         let loader = ctx.data::<DataLoader<AccountLoader>>()?;
         Ok(loader
-            .load_one(PaymentById(id.to_string()))
+            .load_one(PaymentById(id.as_str().to_string()))
             .await?
             .map(Payment::from))
     }

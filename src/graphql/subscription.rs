@@ -9,7 +9,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::Viewer;
 use super::objects::Payment;
-use crate::domain::ids::{IdKind, is_id_of};
+use crate::domain::ids::PaymentId;
 use crate::domain::time::Timestamp;
 use crate::error::ApiError;
 use crate::service::accounts::Keys;
@@ -41,11 +41,10 @@ impl Subscription {
         });
         let deadline = tokio::time::Instant::now()
             + expires_in.unwrap_or(std::time::Duration::from_secs(100 * 365 * 86_400));
-        if id.as_ref().is_some_and(|id| !is_id_of(IdKind::Payment, id)) {
-            return Err(
-                ApiError::bad_input("id", "not a payment id (they start with pay_)").into(),
-            );
-        }
+        let id = id
+            .map(|id| PaymentId::parse(&id))
+            .transpose()
+            .map_err(|not| ApiError::bad_input("id", not.to_string()))?;
         let slot = ctx.data::<Arc<SubscriptionSlots>>()?.acquire(&viewer)?;
         let only = id.map(|id| id.to_string());
         let receiver = ctx.data::<PaymentService>()?.feed().subscribe();

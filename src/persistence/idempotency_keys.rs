@@ -7,6 +7,8 @@ use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, TryInsertResult,
 };
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use serde::{Deserialize, Serialize};
 
 use super::entities::{idempotency_keys, payments, refunds};
@@ -199,6 +201,33 @@ pub struct KeyRef<'a> {
     pub key: &'a str,
 }
 
+/// The one right to complete a claimed key, handed out by the service's rail to the write
+/// that stores the key's outcome. The write consumes it, and says so once its transaction
+/// has committed, so the rail knows the key was completed and by what.
+#[must_use = "a claimed key's completion belongs to the write that stores its outcome"]
+#[derive(Debug)]
+pub struct Completion<'a> {
+    key: KeyRef<'a>,
+    committed: &'a AtomicBool,
+}
+
+impl<'a> Completion<'a> {
+    /// The completion of `key`, which sets `committed` once a write has completed it. Only
+    /// the rail (`service::rail`) makes these.
+    pub fn new(key: KeyRef<'a>, committed: &'a AtomicBool) -> Self {
+        Self { key, committed }
+    }
+
+    pub(crate) fn key(&self) -> KeyRef<'a> {
+        self.key
+    }
+
+    /// The write that completed the key has committed.
+    pub(crate) fn committed(self) {
+        self.committed.store(true, Ordering::Release);
+    }
+}
+
 /// What a key's request produced, stored with the key so a replay answers the same.
 #[derive(Clone, Debug)]
 pub struct StoredOutcome {
@@ -253,7 +282,7 @@ pub(crate) async fn complete_key(
 /// charge that stays PROCESSING until its webhook.
 pub async fn complete_key_with(
     db: &Db,
-    key: KeyRef<'_>,
+    completion: Completion<'_>,
     payment: &Payment,
     refund: Option<&Refund>,
 ) -> Result<(), DbError> {
@@ -261,5 +290,7 @@ pub async fn complete_key_with(
         payment: payment.clone(),
         refund: refund.cloned(),
     };
-    complete_key(db.conn(), key, &outcome).await
+    complete_key(db.conn(), completion.key(), &outcome).await?;
+    completion.committed();
+    Ok(())
 }

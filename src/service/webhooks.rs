@@ -4,6 +4,7 @@
 
 use super::ServiceError;
 use super::feed::PaymentFeed;
+use super::stale::StaleRetries;
 use crate::domain::time::Timestamp;
 use crate::domain::webhook::{self, EventKind, WebhookRejection};
 use crate::persistence::Db;
@@ -28,8 +29,6 @@ pub enum Received {
     /// Not accepted: why.
     Refused(Refusal),
 }
-
-const MAX_STALE_RETRIES: usize = 8;
 
 /// Checks and applies one delivery.
 #[tracing::instrument(skip_all)]
@@ -75,7 +74,8 @@ pub async fn receive(
         failure_message: event.data.failure_message.as_deref(),
         payload: &payload,
     };
-    for _ in 0..MAX_STALE_RETRIES {
+    let mut retries = StaleRetries::default();
+    loop {
         if let Written::Done(outcome) = webhook_writes::apply(db, &incoming).await? {
             if let EventOutcome::Applied(_) = &outcome {
                 feed.nudge();
@@ -83,10 +83,8 @@ pub async fn receive(
             log_handled(&event.id, &event.kind, &outcome);
             return Ok(Received::Handled(outcome));
         }
+        retries.again(|| ServiceError::internal("webhook kept losing to concurrent writers"))?;
     }
-    Err(ServiceError::internal(
-        "webhook kept losing to concurrent writers",
-    ))
 }
 
 /// One line per handled event: ids, statuses and what was done, never the payment itself (its

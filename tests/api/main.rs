@@ -29,6 +29,7 @@ mod pagination_props;
 mod payments;
 mod persistence;
 mod playground;
+mod rail;
 mod schema;
 mod subscriptions;
 mod total_count;

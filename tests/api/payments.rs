@@ -320,7 +320,7 @@ async fn an_abandoned_claim_is_taken_over_after_the_lock_timeout(backend: Backen
             account_id: &account,
             key: "crash",
         },
-        false,
+        None,
     )
     .await
     .unwrap();

@@ -1,6 +1,6 @@
 use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
-use graphpay::persistence::payment_writes::{Changes, KeyAction, KeyRef, transition};
+use graphpay::persistence::payment_writes::{Changes, Completion, KeyAction, KeyRef, transition};
 use graphpay::persistence::{Db, idempotency_keys, payments};
 
 use crate::helpers::{TestApp, on_both_backends};
@@ -23,16 +23,20 @@ on_both_backends! {
         .expect("the first writer wins");
         assert_eq!((first.status.as_str(), first.version), ("CANCELED", 1));
         // The same read again: every part of the write is refused, whatever the key action.
-        for action in [KeyAction::None, KeyAction::Link(key), KeyAction::Complete(key)] {
+        let completed = std::sync::atomic::AtomicBool::new(false);
+        let completion = Completion::new(key, &completed);
+        for action in [KeyAction::None, KeyAction::Link(key), KeyAction::Complete(completion)] {
             let changes = Changes {
                 failure_code: Some("late".into()),
                 ..Changes::default()
             };
+            let shown = format!("{action:?}");
             let stale = transition(&app.db, &read, PaymentStatus::Failed, "late", changes, action)
                 .await
                 .unwrap();
-            assert!(stale.is_stale(), "{action:?}");
+            assert!(stale.is_stale(), "{shown}");
         }
+        assert!(!completed.into_inner(), "a stale write completes no key");
         let stored = payments::find_payment(&app.db, &alice, &read.id).await.unwrap().unwrap();
         assert_eq!(stored, first);
         let events = payments::events_of(&app.db, &alice, std::slice::from_ref(&read.id))

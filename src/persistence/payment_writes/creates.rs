@@ -1,46 +1,40 @@
 //! Creating payments for idempotency keys: the claim of a fresh key together with its new
-//! payment, or a payment for a key this request already holds. The PostgreSQL one-statement
-//! form stands beside the portable one, so a new column is added in one reading.
+//! payment (PostgreSQL's one statement), or a payment for a key this request already holds
+//! (the portable form). They stand side by side, so a new column is added in one reading.
 
-use sea_orm::{ConnectionTrait, DatabaseTransaction, DbBackend, Statement, Value};
+use sea_orm::{ConnectionTrait, DbBackend, Statement, Value};
 
-use super::super::idempotency_keys::{self, KeyRef, StoredOutcome, complete_key};
+use super::super::idempotency_keys::{self, Completion, KeyRef, StoredOutcome, complete_key};
 use super::super::payments::{self as stored, CREATED_REASON, NewPayment};
 use super::super::{Backend, Db, DbError, rows};
 use crate::domain::idempotency::KeyState;
 use crate::domain::payment::Payment;
 
-/// Creates a payment and its first event for a key this request holds (taken over from an
-/// attempt that created nothing), linked to `key`; when `complete` is set the key is also
-/// marked done with the payment as its outcome, all in one transaction.
+/// Creates a payment and its first event for a key this request holds (freshly claimed, or
+/// taken over from an attempt that created nothing), linked to `key`; with a `completion`
+/// the key is also marked done with the payment as its outcome, all in one transaction.
 pub async fn create_for_key(
     db: &Db,
     new: NewPayment,
     key: KeyRef<'_>,
-    complete: bool,
+    completion: Option<Completion<'_>>,
 ) -> Result<Payment, DbError> {
     let txn = db.begin_write().await?;
     let payment = stored::insert_in(&txn, &new).await?;
-    link_or_complete(&txn, key, &payment, complete).await?;
-    txn.commit().await?;
-    Ok(payment)
-}
-
-async fn link_or_complete(
-    txn: &DatabaseTransaction,
-    key: KeyRef<'_>,
-    payment: &Payment,
-    complete: bool,
-) -> Result<(), DbError> {
-    if complete {
+    if completion.is_some() {
         let outcome = StoredOutcome {
             payment: payment.clone(),
             refund: None,
         };
-        complete_key(txn, key, &outcome).await
+        complete_key(&txn, key, &outcome).await?;
     } else {
-        idempotency_keys::link(txn, key.account_id, key.key, Some(&payment.id), None).await
+        idempotency_keys::link(&txn, key.account_id, key.key, Some(&payment.id), None).await?;
     }
+    txn.commit().await?;
+    if let Some(completion) = completion {
+        completion.committed();
+    }
+    Ok(payment)
 }
 
 /// A request's claim on a fresh idempotency key.
@@ -51,46 +45,33 @@ pub struct NewClaim<'a> {
     pub fingerprint: &'a str,
 }
 
-/// Claims a fresh idempotency key and creates its payment: the claim, the payment, its first
-/// event and, when `complete` is set, the key's stored outcome. `None` when the key already
-/// exists (an earlier or a concurrent request claimed it): then nothing is written, and the
-/// caller reads the key to decide.
-///
-/// On PostgreSQL it is all one statement, written all or none. On SQLite the claim is its own
-/// statement, committed before the payment's transaction: a replay, which only tries to claim,
-/// then holds the single write lock for one statement rather than a transaction. A crash or a
-/// failed transaction in between leaves a claim with no payment, which is taken over after the lock timeout and
-/// carried on like any other (see `service::idempotency`).
+/// Claims a fresh idempotency key and creates its payment in one statement, on PostgreSQL:
+/// the claim, the payment, its first event and, with a `completion`, the key's stored
+/// outcome, written all or none. `None` when the key already exists (an earlier or a
+/// concurrent request claimed it): then nothing is written, and the caller reads the key to
+/// decide. Elsewhere the claim is a statement of its own and the payment is created by
+/// [`create_for_key`]: on SQLite a replay, which only tries to claim, then holds the single
+/// write lock for one statement rather than a transaction.
 pub async fn claim_and_create(
     db: &Db,
     claim: NewClaim<'_>,
     new: &NewPayment,
-    complete: bool,
+    completion: Option<Completion<'_>>,
 ) -> Result<Option<Payment>, DbError> {
-    if db.backend() == Backend::Postgres {
-        return claim_and_create_in_one_statement(db, claim, new, complete).await;
+    debug_assert_eq!(
+        db.backend(),
+        Backend::Postgres,
+        "one statement on PostgreSQL only"
+    );
+    let created = claim_and_create_in_one_statement(db, claim, new, completion.is_some()).await?;
+    if let (Some(_), Some(completion)) = (&created, completion) {
+        completion.committed();
     }
-    let claimed = idempotency_keys::claim(
-        db,
-        claim.key.account_id,
-        claim.key.key,
-        claim.operation,
-        claim.fingerprint,
-        new.created_at,
-    )
-    .await?;
-    if claimed.is_none() {
-        return Ok(None);
-    }
-    let txn = db.begin_write().await?;
-    let payment = stored::insert_in(&txn, new).await?;
-    link_or_complete(&txn, claim.key, &payment, complete).await?;
-    txn.commit().await?;
-    Ok(Some(payment))
+    Ok(created)
 }
 
-/// [`claim_and_create`] on PostgreSQL. Each part reads the rows the one before it returned,
-/// so nothing is written unless the claim is.
+/// [`claim_and_create`]'s statement. Each part reads the rows the one before it returned, so
+/// nothing is written unless the claim is.
 const CLAIM_AND_CREATE: &str = "\
 WITH claim AS (
     INSERT INTO idempotency_keys (account_id, key, operation, request_hash, state, locked_at,

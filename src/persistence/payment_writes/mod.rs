@@ -6,7 +6,7 @@ mod creates;
 mod refunds;
 mod transitions;
 
-pub use super::idempotency_keys::{KeyRef, StoredOutcome, complete_key_with};
+pub use super::idempotency_keys::{Completion, KeyRef, StoredOutcome, complete_key_with};
 pub use creates::{NewClaim, claim_and_create, create_for_key};
 pub(crate) use refunds::settle_refund_in;
 pub use refunds::{begin_refund, settle_refund};

@@ -5,7 +5,7 @@ use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ActiveModelTrait, ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
 
 use super::super::entities::refunds;
-use super::super::idempotency_keys::{self, KeyRef, StoredOutcome, complete_key};
+use super::super::idempotency_keys::{self, Completion, KeyRef, StoredOutcome, complete_key};
 use super::super::{Db, DbError, rows};
 use super::transitions::{Changes, Written, transition_in};
 use crate::domain::ids::{IdKind, new_id};
@@ -129,7 +129,8 @@ pub(crate) async fn settle_refund_in(
     Ok(Written::Done((payment, settled)))
 }
 
-/// [`settle_refund_in`] in a transaction of its own, completing `key` with both rows.
+/// [`settle_refund_in`] in a transaction of its own, completing the refund's key with both
+/// rows.
 pub async fn settle_refund(
     db: &Db,
     payment: &Payment,
@@ -137,7 +138,7 @@ pub async fn settle_refund(
     plan: &RefundSettlement,
     failure_code: Option<String>,
     processor_ref: Option<String>,
-    key: Option<KeyRef<'_>>,
+    completion: Completion<'_>,
 ) -> Result<Written<(Payment, Refund)>, DbError> {
     let txn = db.begin_write().await?;
     let result = settle_refund_in(&txn, payment, refund, plan, failure_code, processor_ref).await?;
@@ -145,13 +146,12 @@ pub async fn settle_refund(
         txn.rollback().await?;
         return Ok(Written::Stale);
     };
-    if let Some(key) = key {
-        let outcome = StoredOutcome {
-            payment: payment.clone(),
-            refund: Some(refund.clone()),
-        };
-        complete_key(&txn, key, &outcome).await?;
-    }
+    let outcome = StoredOutcome {
+        payment: payment.clone(),
+        refund: Some(refund.clone()),
+    };
+    complete_key(&txn, completion.key(), &outcome).await?;
     txn.commit().await?;
+    completion.committed();
     Ok(Written::Done((payment, refund)))
 }

@@ -15,7 +15,7 @@ use sea_orm::{
 };
 
 use super::super::entities::payments;
-use super::super::idempotency_keys::{self, KeyRef, StoredOutcome, complete_key};
+use super::super::idempotency_keys::{self, Completion, KeyRef, StoredOutcome, complete_key};
 use super::super::{Backend, Db, DbError, rows};
 use crate::domain::idempotency::KeyState;
 use crate::domain::ids::{IdKind, new_id};
@@ -42,6 +42,14 @@ impl<T> Written<T> {
 
     pub fn is_stale(&self) -> bool {
         matches!(self, Written::Stale)
+    }
+
+    /// What was written, made into something else.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Written<U> {
+        match self {
+            Written::Done(value) => Written::Done(f(value)),
+            Written::Stale => Written::Stale,
+        }
     }
 }
 
@@ -75,13 +83,22 @@ pub struct Changes {
 }
 
 /// What a transition does to the idempotency key of the request making it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Debug)]
 pub enum KeyAction<'a> {
     None,
     /// Record that the key's request is working on this payment.
     Link(KeyRef<'a>),
     /// Mark the key done, with the payment after the transition as its outcome.
-    Complete(KeyRef<'a>),
+    Complete(Completion<'a>),
+}
+
+impl KeyAction<'_> {
+    /// The transition committed: a completion says so.
+    fn committed(self) {
+        if let KeyAction::Complete(completion) = self {
+            completion.committed();
+        }
+    }
 }
 
 /// Moves `payment` (as read, with its version) to `to`, appending the event and applying
@@ -102,15 +119,15 @@ pub async fn transition(
         txn.rollback().await?;
         return Ok(Written::Stale);
     };
-    match key {
+    match &key {
         KeyAction::None => {}
         KeyAction::Link(k) => {
             idempotency_keys::link(&txn, k.account_id, k.key, Some(&updated.id), None).await?
         }
-        KeyAction::Complete(k) => {
+        KeyAction::Complete(completion) => {
             complete_key(
                 &txn,
-                k,
+                completion.key(),
                 &StoredOutcome {
                     payment: updated.clone(),
                     refund: None,
@@ -120,6 +137,7 @@ pub async fn transition(
         }
     }
     txn.commit().await?;
+    key.committed();
     Ok(Written::Done(updated))
 }
 
@@ -175,7 +193,7 @@ async fn transition_in_one_statement(
         rows::snapshot(&updated).into(),
     ];
     let started = KeyState::Started.as_str();
-    let key_part = match key {
+    let key_part = match &key {
         KeyAction::None => String::new(),
         KeyAction::Link(k) => {
             values.extend([k.account_id.into(), k.key.into()]);
@@ -185,7 +203,8 @@ async fn transition_in_one_statement(
                  AND EXISTS (SELECT 1 FROM updated))"
             )
         }
-        KeyAction::Complete(k) => {
+        KeyAction::Complete(completion) => {
+            let k = completion.key();
             let outcome = StoredOutcome {
                 payment: updated.clone(),
                 refund: None,
@@ -215,6 +234,7 @@ async fn transition_in_one_statement(
     );
     let statement = Statement::from_sql_and_values(DbBackend::Postgres, sql, values);
     if db.conn().execute_raw(statement).await?.rows_affected() == 1 {
+        key.committed();
         Ok(Written::Done(updated))
     } else {
         Ok(Written::Stale)

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::CREATE_PAYMENT;
+use super::create::CREATE_PAYMENT;
 use crate::domain::currency::Currency;
 use crate::domain::idempotency::fingerprint;
 use crate::domain::money::MinorUnits;
