@@ -2,10 +2,16 @@
 //! - the GraphiQL playground's assets come from the npm registry (playground/package-lock.json)
 //!   and are embedded into the binary; `npm ci` runs here when they are not installed yet;
 //! - integration tests against PostgreSQL are compiled in only when `TEST_DATABASE_URL` is set;
-//!   otherwise they are marked ignored, so every run reports them as not run.
+//!   otherwise they are marked ignored, so every run reports them as not run;
+//! - the GraphQL over HTTP audit and the dashboard's browser test are marked ignored likewise
+//!   unless what they need (Node, Chromium, their npm packages, the built dashboard) is here
+//!   when they are built: see `tests/api/helpers/prerequisites.rs`.
 
 use std::path::Path;
 use std::process::Command;
+
+#[path = "tests/api/helpers/prerequisites.rs"]
+mod prerequisites;
 
 const ASSETS: [&str; 4] = [
     "node_modules/react/umd/react.production.min.js",
@@ -20,6 +26,8 @@ fn main() {
     if std::env::var_os("TEST_DATABASE_URL").is_some_and(|v| !v.is_empty()) {
         println!("cargo::rustc-cfg=pg_tests");
     }
+    node_tests("http_audit_tests", "HTTP audit", prerequisites::HTTP_AUDIT);
+    node_tests("browser_tests", "BROWSER test", prerequisites::BROWSER);
 
     let dir = Path::new("playground");
     println!("cargo::rerun-if-changed=playground/package.json");
@@ -44,4 +52,47 @@ fn main() {
              from the npm registry at build time, so npm must be installed"
         ),
     }
+}
+
+/// Sets `cfg(<cfg>)` when everything the tests behind it need is here; otherwise says what is
+/// missing. Either way cargo is asked to run this script again when what it looked at changes,
+/// so installing a tool later compiles the tests in.
+fn node_tests(cfg: &str, what: &str, needed: &[prerequisites::Needed]) {
+    println!("cargo::rustc-check-cfg=cfg({cfg})");
+    // `node` as found on PATH, or, while there is none, the directories it would appear in.
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let dirs: Vec<_> = std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
+        .collect();
+    match dirs
+        .iter()
+        .map(|dir| dir.join("node"))
+        .find(|n| n.is_file())
+    {
+        Some(node) => watch(&node),
+        None => dirs.iter().for_each(|dir| watch(dir)),
+    }
+    for item in needed {
+        watch(Path::new(item.path));
+    }
+    let missing = prerequisites::missing(Path::new("."), needed);
+    if missing.is_empty() {
+        println!("cargo::rustc-cfg={cfg}");
+    } else {
+        println!("cargo::warning={what} NOT run: {}", missing.join("; "));
+    }
+}
+
+/// Asks cargo to run this script again when `path` changes, appears or goes. A path that is
+/// not there is watched through its nearest ancestor that is (a directory, whose whole tree
+/// cargo then scans; never `/`): cargo would run the script, and rebuild the crate, on every
+/// build for a path that does not exist.
+fn watch(path: &Path) {
+    let Some(existing) = path
+        .ancestors()
+        .find(|p| p.parent().is_some() && p.exists())
+    else {
+        return;
+    };
+    println!("cargo::rerun-if-changed={}", existing.display());
 }

@@ -2,7 +2,9 @@
 //! PostgreSQL with 10,000 payments in one account, answers the first page of 50 (cursors and
 //! `pageInfo`) under wrk at concurrency 32, in alternating rounds with the limits on (the
 //! account's budget large enough never to throttle, but taken and refunded on every request)
-//! and off (`GRAPHPAY_UNLIMITED_QUERIES`). Rounds alternate so that drift weighs on both alike.
+//! and off (`GRAPHPAY_UNLIMITED_QUERIES`, a setting that only a build with the feature
+//! `test-support` has, as `cargo bench` builds the gateway). Rounds alternate so that drift
+//! weighs on both alike.
 //!
 //! Then, in this process, the checks themselves: the text scan, parse, shape check and cost
 //! plan of that page's document, and the refusal of hostile documents (deep nesting, fragment

@@ -177,8 +177,10 @@ pub struct ServeArgs {
     #[arg(long, env = "GRAPHPAY_MAX_RESOLVED_FIELDS", default_value_t = 50_000)]
     pub max_resolved_fields: u64,
 
-    /// Turns the query limits, cost and budgets off. For benchmarks only: never in production.
-    #[arg(long, env = "GRAPHPAY_UNLIMITED_QUERIES", value_parser = clap::builder::BoolishValueParser::new(), default_value_t = false, hide = true)]
+    /// Turns the query limits, cost and budgets off. For benchmarks only: built without the
+    /// feature `test-support`, as shipped, the gateway has no such flag and keeps its limits on.
+    #[cfg_attr(feature = "test-support", arg(long, env = "GRAPHPAY_UNLIMITED_QUERIES", value_parser = clap::builder::BoolishValueParser::new(), default_value_t = false, hide = true))]
+    #[cfg_attr(not(feature = "test-support"), arg(skip))]
     pub unlimited_queries: bool,
 
     /// Most subscriptions one account may have open at once (per gateway instance).

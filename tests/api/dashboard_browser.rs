@@ -1,8 +1,9 @@
 //! The dashboard example (`examples/dashboard`) in a real browser: Debian's Chromium, driven by
 //! `tests/browser/dashboard.mjs`, against a gateway that lets client tokens run the dashboard's
 //! trusted documents only, with the built dashboard served from another origin. Runs on
-//! PostgreSQL when `TEST_DATABASE_URL` is set, else on SQLite. Without Chromium, Node, the
-//! script's `node_modules` or a built dashboard it says loudly that it did not run.
+//! PostgreSQL when `TEST_DATABASE_URL` is set, else on SQLite. Compiled as ignored when
+//! Chromium, Node, the script's `node_modules` or a built dashboard was missing at build time;
+//! fails when one is missing at run time.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,10 +14,10 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
+use crate::helpers::prerequisites::{self, BROWSER, CHROMIUM};
 use crate::helpers::{Backend, TestApp};
 
 const PAYMENTS: usize = 120;
-const CHROMIUM: &str = "/usr/bin/chromium";
 
 const CREATE: &str = "mutation Create($input: CreatePaymentInput!, $key: String!) {
   createPayment(input: $input, idempotencyKey: $key) { payment { id status createdAt } }
@@ -26,14 +27,19 @@ const MINT: &str = "mutation Mint($scopes: [ClientTokenScope!]!) {
 }";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(browser_tests),
+    ignore = "BROWSER test NOT run: `node`, /usr/bin/chromium, tests/browser/node_modules or \
+              examples/dashboard/dist was missing when the tests were built (see .ci/run)"
+)]
 async fn the_dashboard_pages_every_payment_once_hears_a_refund_live_and_shows_a_forbidden_one() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    if let Some(missing) = missing_prerequisite(root) {
-        loud(&format!(
-            "!!! BROWSER test NOT run: {missing} (see .ci/run for how to install it) !!!"
-        ));
-        return;
-    }
+    let missing = prerequisites::missing(root, BROWSER);
+    assert!(
+        missing.is_empty(),
+        "BROWSER test NOT run: {} (see .ci/run for how to install it)",
+        missing.join("; ")
+    );
     let backend = if std::env::var_os("TEST_DATABASE_URL").is_some_and(|v| !v.is_empty()) {
         Backend::Postgres
     } else {
@@ -103,33 +109,6 @@ async fn the_dashboard_pages_every_payment_once_hears_a_refund_live_and_shows_a_
         "dashboard browser test ({backend:?}) passed; screenshot: {}",
         screenshot.display()
     ));
-}
-
-/// What the browser test needs and this machine lacks, if anything.
-fn missing_prerequisite(root: &Path) -> Option<String> {
-    if !Path::new(CHROMIUM).is_file() {
-        return Some(format!("{CHROMIUM} is missing (apt-get install chromium)"));
-    }
-    let node = std::process::Command::new("node")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .status();
-    if !node.is_ok_and(|s| s.success()) {
-        return Some("node is missing".into());
-    }
-    if !root
-        .join("tests/browser/node_modules/playwright-core")
-        .is_dir()
-    {
-        return Some("tests/browser/node_modules is missing (npm ci in tests/browser)".into());
-    }
-    if !root.join("examples/dashboard/dist/index.html").is_file() {
-        return Some(
-            "examples/dashboard/dist is missing (npm ci && npm run build in examples/dashboard)"
-                .into(),
-        );
-    }
-    None
 }
 
 /// Writes past the test harness's output capture, so the line is in every log.

@@ -8,6 +8,7 @@ mod consistency;
 mod own_database;
 mod pages;
 mod payments;
+pub mod prerequisites;
 mod process;
 mod receiver;
 mod responses;
