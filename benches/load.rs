@@ -390,7 +390,7 @@ mod live {
                 tokio::spawn(async move {
                     let _ = axum::serve(listener, router).await;
                 });
-                graphpay::delivery::outbound::install_default_tls();
+                graphpay::tls::install_default_provider();
                 let client = reqwest::Client::new();
                 let created: Value = client
                     .post(format!("{address}/graphql"))
@@ -472,7 +472,7 @@ mod setup {
             .enable_all()
             .build()
             .expect("runtime");
-        graphpay::delivery::outbound::install_default_tls();
+        graphpay::tls::install_default_provider();
         let client = reqwest::Client::new();
         move |address, key, n| {
             let query = "mutation C($input: CreatePaymentInput!, $key: String!) { createPayment(input: $input, idempotencyKey: $key) { replayed } }";

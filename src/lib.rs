@@ -14,3 +14,4 @@ pub mod sandbox;
 pub mod service;
 pub mod startup;
 pub mod telemetry;
+pub mod tls;

@@ -95,7 +95,7 @@ fn reachable(addr: SocketAddr) -> SocketAddr {
 
 impl Application {
     pub async fn build(config: Config) -> Result<Self, StartupError> {
-        crate::delivery::outbound::install_default_tls();
+        crate::tls::install_default_provider();
         // Before anything else: a manifest that cannot be used stops the start at once.
         let documents = match &config.trusted_documents {
             Some(path) => {

@@ -96,7 +96,7 @@ fn wait_until_ready(address: &str) -> Result<(), BoxError> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        graphpay::delivery::outbound::install_default_tls();
+        graphpay::tls::install_default_provider();
         let client = reqwest::Client::new();
         for _ in 0..100 {
             let ready = client.get(format!("{address}/readyz")).send().await;

@@ -6,7 +6,6 @@
 
 use std::error::Error as StdError;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
@@ -22,16 +21,6 @@ pub const USER_AGENT_VALUE: &str = "graphpay-webhooks/1";
 pub const MAX_ANSWER_BYTES: usize = 4 * 1024;
 
 /// The webhook delivery client. Cheap to clone: clones share one connection pool.
-/// Makes `ring` the process's default TLS provider, once. Every HTTP client in the process
-/// (the processor's, the sandbox's, webhooks') then finds one, as the TLS library requires.
-pub fn install_default_tls() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // Err only when a provider is installed already, which is as good.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-}
-
 #[derive(Clone, Debug)]
 pub struct Outbound {
     client: reqwest::Client,
@@ -69,9 +58,9 @@ impl Outbound {
         connect_timeout: Duration,
         attempt_timeout: Duration,
     ) -> Result<Self, String> {
-        install_default_tls();
+        crate::tls::install_default_provider();
         let client = reqwest::Client::builder()
-            .tls_backend_preconfigured(tls_config()?)
+            .tls_backend_preconfigured(crate::tls::client_config()?)
             .dns_resolver(PolicyResolver { policy })
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
@@ -232,20 +221,6 @@ fn find_cause<'a, E: StdError + 'static>(error: &'a (dyn StdError + 'static)) ->
     None
 }
 
-/// TLS with the Mozilla root certificates (webpki-roots) and the ring provider, set up for
-/// this client only.
-fn tls_config() -> Result<rustls::ClientConfig, String> {
-    let mut roots = rustls::RootCertStore::empty();
-    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| format!("cannot set up TLS for webhooks: {e}"))?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    Ok(config)
-}
-
 /// Every address a host name resolved to was refused by the policy (the first is kept).
 #[derive(Debug, thiserror::Error)]
 #[error("address refused: {0}")]
@@ -292,8 +267,8 @@ fn keep_allowed(
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
 
     use axum::Router;
     use axum::body::Bytes;

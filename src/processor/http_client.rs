@@ -24,8 +24,9 @@ impl HttpProcessor {
         connect_timeout: Duration,
         read_timeout: Duration,
     ) -> Result<Self, String> {
-        crate::delivery::outbound::install_default_tls();
+        crate::tls::install_default_provider();
         let client = reqwest::Client::builder()
+            .tls_backend_preconfigured(crate::tls::client_config()?)
             .connect_timeout(connect_timeout)
             .read_timeout(read_timeout)
             .build()

@@ -35,7 +35,7 @@ impl WebhookTarget {
 
     /// Sends `event` now, retrying until the gateway accepts it or the attempts run out.
     pub async fn deliver(&self, event: &WebhookEvent) -> bool {
-        crate::delivery::outbound::install_default_tls();
+        crate::tls::install_default_provider();
         let client = reqwest::Client::new();
         let Ok(body) = serde_json::to_vec(event) else {
             return false;

@@ -133,7 +133,7 @@ async fn serve_with_cli_made_keys_and_stop_on_sigterm() {
         "no demo account when one exists"
     );
 
-    graphpay::delivery::outbound::install_default_tls();
+    graphpay::tls::install_default_provider();
     let client = reqwest::Client::new();
     let ask = |key: String| {
         let client = client.clone();
@@ -362,7 +362,7 @@ async fn a_handled_webhook_is_logged_without_the_payment_itself() {
         })
         .expect("the demo key");
     let note = "ring twice, the dog is called Biscuit";
-    graphpay::delivery::outbound::install_default_tls();
+    graphpay::tls::install_default_provider();
     let created: Value = reqwest::Client::new()
         .post(format!("{}/graphql", served.address))
         .bearer_auth(&key)

@@ -46,7 +46,7 @@ impl Sandbox {
             // The gateway installs the TLS provider when it starts; this client may be the
             // process's first.
             http: {
-                graphpay::delivery::outbound::install_default_tls();
+                graphpay::tls::install_default_provider();
                 reqwest::Client::new()
             },
             _stop: tx,

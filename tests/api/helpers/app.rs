@@ -161,7 +161,7 @@ impl TestApp {
 
     /// Starts a gateway whose configuration `adjust` may change first.
     pub async fn spawn_with(backend: Backend, adjust: impl FnOnce(&mut Config)) -> Self {
-        graphpay::delivery::outbound::install_default_tls();
+        graphpay::tls::install_default_provider();
         let (db_config, database) = fresh_database(backend);
         let mut config = Config::with_database(db_config.clone());
         // Tests that are not about the query-cost budget send bursts (hundreds of concurrent

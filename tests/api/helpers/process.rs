@@ -48,7 +48,7 @@ impl GatewayProcess {
     }
 
     fn launch(env: &[(&str, &str)], expect_key: bool) -> Self {
-        graphpay::delivery::outbound::install_default_tls();
+        graphpay::tls::install_default_provider();
         use std::io::{BufRead, BufReader, Read};
         use std::process::{Command, Stdio};
 

@@ -72,7 +72,7 @@ impl SandboxProcess {
 
     /// Sets the faults the sandbox injects (`POST /_faults`).
     pub async fn faults(&self, settings: Value) {
-        graphpay::delivery::outbound::install_default_tls();
+        graphpay::tls::install_default_provider();
         let status = reqwest::Client::new()
             .post(format!("{}/_faults", self.url))
             .json(&settings)
@@ -85,7 +85,7 @@ impl SandboxProcess {
 
     /// Requests the sandbox has answered since it started (`GET /_stats`).
     pub async fn requests(&self) -> u64 {
-        graphpay::delivery::outbound::install_default_tls();
+        graphpay::tls::install_default_provider();
         let stats: Value = reqwest::Client::new()
             .get(format!("{}/_stats", self.url))
             .send()
