@@ -9,6 +9,7 @@ mod metrics;
 mod mutation;
 mod node;
 mod objects;
+pub mod operation;
 pub mod over_http;
 mod query;
 pub mod read_only;

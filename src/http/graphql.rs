@@ -259,23 +259,26 @@ async fn run(
 
     // A mutation runs to completion in a task of its own, even when the client goes away or
     // the deadline passes: one stopped halfway would leave its idempotency key claimed until
-    // the lock timeout, while finishing it stores the outcome a retry then replays. A
-    // document without the word `mutation` holds no mutation (the keyword cannot be spelled
-    // any other way), and runs in the exchange's own task: stopping a read halfway loses
-    // nothing, and a task of its own cost every page read a spawn and a wake-up.
-    let may_mutate = request.query.contains("mutation");
+    // the lock timeout, while finishing it stores the outcome a retry then replays. Anything
+    // else runs in the exchange's own task: stopping a read halfway loses nothing, and a task
+    // of its own cost every page read a spawn and a wake-up. Which it is comes from the
+    // operation the checks before execution found in the parsed document (nothing in them
+    // waits, so a client going away cannot stop a request between them and its task).
     let request = graphql::request_for(request, &state.db, caller.clone());
-    let schema = state.http_schema.clone();
+    let prepared =
+        std::panic::catch_unwind(AssertUnwindSafe(|| state.http_schema.prepare(request)));
+    let may_mutate = prepared
+        .as_ref()
+        .is_ok_and(|prepared| prepared.runs_mutation());
     let execution = async move {
+        // A panic is answered like one in a task of its own.
+        let prepared = prepared.map_err(|_| "the request panicked".to_string())?;
         if may_mutate {
-            tokio::spawn(
-                async move { schema.execute(request).await }.instrument(tracing::Span::current()),
-            )
-            .await
-            .map_err(|failed| failed.to_string())
+            tokio::spawn(prepared.execute().instrument(tracing::Span::current()))
+                .await
+                .map_err(|failed| failed.to_string())
         } else {
-            // A panic is answered like one in a task of its own.
-            AssertUnwindSafe(schema.execute(request))
+            AssertUnwindSafe(prepared.execute())
                 .catch_unwind()
                 .await
                 .map_err(|_| "the request panicked".to_string())

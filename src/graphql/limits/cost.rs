@@ -157,11 +157,6 @@ impl Plan {
             _ => 0,
         }
     }
-
-    /// The name of the first field the operation selects, for metrics.
-    pub fn first_field(&self) -> Option<&str> {
-        self.fields.first().map(|f| f.key.as_str())
-    }
 }
 
 fn sum(fields: &[Planned], each: fn(&Planned) -> u64) -> u64 {

@@ -5,13 +5,14 @@
 use std::collections::HashMap;
 
 use async_graphql::parser::types::{
-    ExecutableDocument, Field, OperationDefinition, OperationType, Selection, SelectionSet,
+    ExecutableDocument, Field, OperationDefinition, Selection, SelectionSet,
 };
 use async_graphql::{Value, Variables};
 use async_graphql_value::Value as ParsedValue;
 
 use super::{COUNTED_TOTAL_COST, Kind, MAX_NODES, Planned, TOTAL_COUNT_COST, TypeTable};
 use crate::domain::paging::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE};
+use crate::graphql::operation::root_type;
 
 /// The fields of `operation`, planned.
 pub(super) fn plan(
@@ -34,13 +35,12 @@ pub(super) fn plan(
         variables,
         defaults,
     };
-    let root = match operation.ty {
-        OperationType::Query => "Query",
-        OperationType::Mutation => "Mutation",
-        OperationType::Subscription => "Subscription",
-    };
     let mut fields = Vec::new();
-    planner.set(&operation.selection_set.node, root, &mut fields);
+    planner.set(
+        &operation.selection_set.node,
+        root_type(operation.ty),
+        &mut fields,
+    );
     fields
 }
 
