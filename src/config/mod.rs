@@ -11,6 +11,9 @@ use crate::delivery::address::AddressPolicy;
 use crate::delivery::schedule::RetrySchedule;
 use crate::delivery::worker::DeliverySettings;
 use crate::graphql::limits::QueryLimits;
+use crate::graphql::limits::budget::{
+    DEFAULT_BUDGET_CAPACITY, DEFAULT_BUDGET_RESTORE_RATE, ThrottleSettings,
+};
 use crate::graphql::limits::lexical::TextLimits;
 use crate::graphql::limits::shape::ShapeLimits;
 use crate::http::ConnectionLimits;
@@ -21,9 +24,6 @@ use crate::service::accounts::LIVE_KEY_TTL;
 use crate::service::feed::FeedSettings;
 use crate::service::idempotency::IdempotencySettings;
 use crate::service::reconcile::ReconcileSettings;
-use crate::service::throttle::{
-    DEFAULT_BUDGET_CAPACITY, DEFAULT_BUDGET_RESTORE_RATE, ThrottleSettings,
-};
 
 /// Where the database is.
 #[derive(Args, Clone, Debug)]

@@ -35,9 +35,9 @@ pub use mutation::Mutation;
 pub use query::Query;
 pub use subscription::{Subscription, SubscriptionSlots};
 
+use crate::graphql::limits::budget::Throttle;
 use crate::service::accounts::{Caller, Keys};
 use crate::service::payments::PaymentService;
-use crate::service::throttle::Throttle;
 use crate::service::webhook_endpoints::WebhookEndpoints;
 
 pub type AppSchema = Schema<Query, Mutation, Subscription>;

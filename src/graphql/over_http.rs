@@ -215,8 +215,8 @@ mod tests {
 
     use super::*;
     use crate::graphql::limits::QueryLimits;
+    use crate::graphql::limits::budget::{Throttle, ThrottleSettings};
     use crate::graphql::{Mutation, Query, Subscription, sdl};
-    use crate::service::throttle::{Throttle, ThrottleSettings};
 
     fn schemas() -> [HttpSchema; 2] {
         let bare = || async_graphql::Schema::build(Query, Mutation, Subscription).finish();

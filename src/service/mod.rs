@@ -9,7 +9,6 @@ pub mod payments;
 pub mod readiness;
 pub mod reconcile;
 pub mod refunds;
-pub mod throttle;
 pub mod webhook_endpoints;
 pub mod webhooks;
 

@@ -8,8 +8,9 @@
 //! It is an async-graphql extension for operations over the WebSocket ([`socket`]), and runs
 //! around the execution of requests over HTTP (`super::over_http`): the same checks either
 //! way, on the operation [`crate::graphql::operation`] finds. The fields a result may grow
-//! to are bounded as lists resolve ([`fields`]).
+//! to are bounded as lists resolve ([`fields`]); each account's budget is [`budget`].
 
+pub mod budget;
 pub mod cost;
 pub mod fields;
 pub mod lexical;
@@ -22,13 +23,13 @@ use std::sync::{Arc, Mutex};
 use async_graphql::parser::types::{ExecutableDocument, OperationType};
 use async_graphql::{Request, Response, ServerError, ServerResult, Value};
 
+use self::budget::{BudgetStatus, Held, Throttle};
 use self::cost::{Plan, TypeTable};
 use self::fields::FieldBudget;
 use self::lexical::TextLimits;
 use self::shape::{ShapeLimits, ShapeRefusal};
 use crate::error::ApiError;
 use crate::graphql::operation::{NoOperation, Operation};
-use crate::service::throttle::{BudgetStatus, Throttle};
 
 /// The limits every request is held to.
 #[derive(Clone, Copy, Debug)]
@@ -119,8 +120,9 @@ impl Guard {
 struct Charge {
     account: String,
     requested: u64,
-    /// Set once the requested cost was taken from the budget.
-    plan: Option<Plan>,
+    /// Set once the requested cost was taken from the budget, with the bucket it was taken
+    /// from.
+    plan: Option<(Plan, Held)>,
     /// A subscription pays its requested cost when it starts, whatever its events hold.
     subscription: bool,
     status: BudgetStatus,
@@ -266,12 +268,12 @@ impl GuardedRequest {
                 cost: Some(requested),
             });
         }
-        match throttle.take(account, requested) {
-            Ok(status) => {
+        match throttle.take_held(account, requested) {
+            Ok((status, held)) => {
                 self.record(Charge {
                     account: account.to_string(),
                     requested,
-                    plan: Some(plan),
+                    plan: Some((plan, held)),
                     subscription,
                     status,
                 });
@@ -351,13 +353,13 @@ fn settle(shared: &Shared, state: &RequestState, mut response: Response) -> Resp
     let throttle = &shared.throttle;
     let (actual, status) = match &charge.plan {
         Some(_) if charge.subscription => (charge.requested, charge.status),
-        Some(plan) => {
+        Some((plan, held)) => {
             let executed = state.executed.load(Ordering::Relaxed);
             let actual = plan.actual(&response.data, executed);
             let status = if actual <= charge.requested {
-                throttle.refund(&charge.account, charge.requested - actual)
+                throttle.refund_held(&charge.account, held, charge.requested - actual)
             } else {
-                throttle.force_take(&charge.account, actual - charge.requested)
+                throttle.force_take_held(&charge.account, held, actual - charge.requested)
             };
             (actual, status)
         }
