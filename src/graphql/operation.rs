@@ -24,7 +24,7 @@ pub struct Operation<'d> {
     pub ty: OperationType,
     pub selection_set: &'d SelectionSet,
     /// The first field it selects at the root, through fragments; `None` when it cannot be
-    /// reached within [`MAX_FRAGMENT_HOPS`] or names an undefined fragment.
+    /// reached within 8 fragment hops or names an undefined fragment.
     pub first_field: Option<&'d Name>,
 }
 

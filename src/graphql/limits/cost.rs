@@ -4,9 +4,9 @@
 //! `nodes(ids)` its number of ids x one node; a mutation field 10 plus its selection.
 //!
 //! The operation is first turned into a [`Plan`], with fragments expanded (their size is
-//! already bounded, see `shape`; the planning is [`planner`]). The plan gives the requested
-//! cost, and, walked over the response's data, the actual cost: what the rows really
-//! returned amount to.
+//! already bounded, see `shape`; the planning is in `cost/planner.rs`). The plan gives the
+//! requested cost, and, walked over the response's data, the actual cost: what the rows
+//! really returned amount to.
 
 mod planner;
 

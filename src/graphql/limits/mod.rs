@@ -5,7 +5,7 @@
 //! runs. Every response then reports the cost; what the result did not use goes back to the
 //! budget.
 //!
-//! It is an async-graphql extension for operations over the WebSocket ([`socket`]), and runs
+//! It is an async-graphql extension for operations over the WebSocket (`socket.rs`), and runs
 //! around the execution of requests over HTTP (`super::over_http`): the same checks either
 //! way, on the operation [`crate::graphql::operation`] finds. The fields a result may grow
 //! to are bounded as lists resolve ([`fields`]); each account's budget is [`budget`].
