@@ -27,7 +27,9 @@ use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
 use graphpay::graphql::limits::QueryLimits;
 use graphpay::graphql::limits::cost::{Plan, TypeTable};
+use graphpay::graphql::limits::shape::ShapeRefusal;
 use graphpay::graphql::limits::{lexical, shape};
+use graphpay::graphql::operation;
 use graphpay::persistence::payments::{NewPayment, insert_many};
 use graphpay::persistence::{Db, DbConfig};
 
@@ -166,8 +168,10 @@ fn checks_in_process() {
     let admit = |text: &str| -> Result<u64, String> {
         lexical::check(text, limits.text).map_err(|r| r.message())?;
         let doc = parse_query(text).map_err(|e| e.to_string())?;
-        let operation = shape::check(&doc, None, limits.shape).map_err(|r| r.message())?;
-        Ok(Plan::new(&table, &doc, &operation.node, &variables).requested())
+        shape::check(&doc, limits.shape).map_err(|r| r.message())?;
+        let operation =
+            operation::find(&doc, None).map_err(|r| ShapeRefusal::from(&r).message())?;
+        Ok(Plan::new(&table, &doc, operation.definition, &variables).requested())
     };
     let parse_only = |text: &str| {
         let _ = parse_query(text);

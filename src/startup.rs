@@ -15,6 +15,7 @@ use crate::delivery::worker::Deliveries;
 use crate::domain::client_token::TokenSigner;
 use crate::domain::cursor::CursorCodec;
 use crate::domain::time::Timestamp;
+use crate::graphql::limits::budget::Throttle;
 use crate::graphql::trusted_documents::{ManifestError, TrustedDocuments};
 use crate::graphql::{self, Guards, SubscriptionSlots};
 use crate::http::cors::AllowedOrigins;
@@ -30,7 +31,6 @@ use crate::service::feed::PaymentFeed;
 use crate::service::idempotency::IdempotencySettings;
 use crate::service::payments::PaymentService;
 use crate::service::reconcile::ReconcileSettings;
-use crate::service::throttle::Throttle;
 use crate::service::webhook_endpoints::WebhookEndpoints;
 
 /// The setting that holds the key cursors are signed with: made on first start, shared by

@@ -8,6 +8,7 @@ use crate::delivery::address::AddressPolicy;
 use crate::delivery::schedule::RetrySchedule;
 use crate::delivery::worker::DeliverySettings;
 use crate::graphql::limits::QueryLimits;
+use crate::graphql::limits::budget::ThrottleSettings;
 use crate::graphql::limits::lexical::TextLimits;
 use crate::graphql::limits::shape::ShapeLimits;
 use crate::http::ConnectionLimits;
@@ -18,7 +19,6 @@ use crate::service::accounts::LIVE_KEY_TTL;
 use crate::service::feed::FeedSettings;
 use crate::service::idempotency::IdempotencySettings;
 use crate::service::reconcile::ReconcileSettings;
-use crate::service::throttle::ThrottleSettings;
 
 /// The typed configuration the server runs with.
 #[derive(Clone, Debug)]
@@ -150,8 +150,8 @@ impl Config {
             create_demo_account: false,
             query_limits: Some(QueryLimits::default()),
             throttle: ThrottleSettings::new(
-                crate::service::throttle::DEFAULT_BUDGET_CAPACITY,
-                crate::service::throttle::DEFAULT_BUDGET_RESTORE_RATE,
+                crate::graphql::limits::budget::DEFAULT_BUDGET_CAPACITY,
+                crate::graphql::limits::budget::DEFAULT_BUDGET_RESTORE_RATE,
             ),
             max_subscriptions_per_account: 100,
             max_batch: 10,

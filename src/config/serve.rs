@@ -6,7 +6,7 @@ use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Args};
 
 use super::{ConnectionArgs, DatabaseArgs};
-use crate::service::throttle::{DEFAULT_BUDGET_CAPACITY, DEFAULT_BUDGET_RESTORE_RATE};
+use crate::graphql::limits::budget::{DEFAULT_BUDGET_CAPACITY, DEFAULT_BUDGET_RESTORE_RATE};
 
 /// Settings of `graphpay serve`.
 #[derive(Args, Clone, Debug)]

@@ -16,20 +16,15 @@ use async_graphql::extensions::{
     Extension, ExtensionContext, ExtensionFactory, NextParseQuery, NextPrepareRequest, NextRequest,
     NextSubscribe, NextValidation,
 };
-use async_graphql::parser::types::{
-    DocumentOperations, ExecutableDocument, OperationType, Selection, SelectionSet,
-};
+use async_graphql::parser::types::{ExecutableDocument, OperationType};
 use async_graphql::{
-    Request, Response, ServerError, ServerResult, ValidationResult, Value, Variables,
+    Name, Request, Response, ServerError, ServerResult, ValidationResult, Value, Variables,
 };
 use futures_util::stream::{BoxStream, Stream, StreamExt};
 
+use super::operation::{self, Operation};
 use crate::error::codes;
 use crate::metrics::{OK, UNKNOWN_OPERATION, record_request};
-
-/// Fragment spreads followed when looking for the first root field; cycles are refused only
-/// later, by validation.
-const MAX_FRAGMENT_HOPS: usize = 8;
 
 /// The extension factory: one [`Measured`] per request or subscription.
 pub struct RequestMetrics;
@@ -110,8 +105,9 @@ impl Extension for Measured {
         let document = next.run(ctx, query, variables).await?;
         let mut seen = self.seen();
         let registry = &ctx.schema_env.registry;
-        if let Some((ty, field)) =
-            root_field(&document, seen.operation_name.as_deref(), |ty, name| {
+        let operation = operation::find(&document, seen.operation_name.as_deref()).ok();
+        let field = operation.as_ref().and_then(|operation| {
+            label(operation, |ty, name| {
                 let root_type = match ty {
                     OperationType::Query => Some(registry.query_type.as_str()),
                     OperationType::Mutation => registry.mutation_type.as_deref(),
@@ -122,9 +118,10 @@ impl Extension for Measured {
                     .and_then(|root| root.field_by_name(name))
                     .is_some()
             })
-        {
-            seen.subscription = ty == OperationType::Subscription;
-            seen.root_field = Some(field);
+        });
+        if let (Some(operation), Some(field)) = (&operation, field) {
+            seen.subscription = operation.ty == OperationType::Subscription;
+            seen.root_field = Some(field.to_string());
         }
         Ok(document)
     }
@@ -188,45 +185,15 @@ pub(crate) fn first_code(response: &Response) -> &str {
     }
 }
 
-/// The operation that will run (chosen as async-graphql chooses it) and the name of its first
-/// root field, when its root type has that field.
-pub(crate) fn root_field(
-    document: &ExecutableDocument,
-    operation_name: Option<&str>,
+/// The `operation` label of a request that runs `operation`: its first root field, when its
+/// root type has that field (`known`); `__typename` belongs to every type.
+pub(crate) fn label<'d>(
+    operation: &Operation<'d>,
     known: impl Fn(OperationType, &str) -> bool,
-) -> Option<(OperationType, String)> {
-    let operation = match (&document.operations, operation_name) {
-        (DocumentOperations::Single(operation), None) => operation,
-        (DocumentOperations::Single(_), Some(_)) => return None,
-        (DocumentOperations::Multiple(operations), Some(name)) => operations.get(name)?,
-        (DocumentOperations::Multiple(operations), None) if operations.len() == 1 => {
-            operations.values().next()?
-        }
-        (DocumentOperations::Multiple(_), None) => return None,
-    };
-    let ty = operation.node.ty;
-    let name = first_field(document, &operation.node.selection_set.node, 0)?;
-    (name == "__typename" || known(ty, name)).then(|| (ty, name.to_string()))
-}
-
-fn first_field<'d>(
-    document: &'d ExecutableDocument,
-    selection_set: &'d SelectionSet,
-    hops: usize,
-) -> Option<&'d str> {
-    if hops > MAX_FRAGMENT_HOPS {
-        return None;
-    }
-    match &selection_set.items.first()?.node {
-        Selection::Field(field) => Some(field.node.name.node.as_str()),
-        Selection::FragmentSpread(spread) => {
-            let fragment = document.fragments.get(&spread.node.fragment_name.node)?;
-            first_field(document, &fragment.node.selection_set.node, hops + 1)
-        }
-        Selection::InlineFragment(inline) => {
-            first_field(document, &inline.node.selection_set.node, hops + 1)
-        }
-    }
+) -> Option<&'d Name> {
+    operation
+        .first_field
+        .filter(|name| name.as_str() == "__typename" || known(operation.ty, name.as_str()))
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ mod metrics;
 mod mutation;
 mod node;
 mod objects;
+pub mod operation;
 pub mod over_http;
 mod query;
 pub mod read_only;
@@ -34,9 +35,9 @@ pub use mutation::Mutation;
 pub use query::Query;
 pub use subscription::{Subscription, SubscriptionSlots};
 
+use crate::graphql::limits::budget::Throttle;
 use crate::service::accounts::{Caller, Keys};
 use crate::service::payments::PaymentService;
-use crate::service::throttle::Throttle;
 use crate::service::webhook_endpoints::WebhookEndpoints;
 
 pub type AppSchema = Schema<Query, Mutation, Subscription>;

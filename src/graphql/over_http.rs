@@ -5,14 +5,20 @@
 //! request policy (the query limits and budget, the scopes of client tokens, the error codes
 //! and the request metrics) therefore runs around the execution here, in the order the
 //! extensions run it over the WebSocket (`super::build`): the same functions in both places.
+//!
+//! A request is prepared first ([`HttpSchema::prepare`]): its document read once (parsed, or
+//! found parsed before) and the operation it runs found once ([`super::operation`]), which
+//! every check, the metrics' label and the HTTP layer's choice of task then share.
 
 use std::time::Instant;
 
-use async_graphql::parser::types::OperationType;
-use async_graphql::{Request, Response, ServerError};
+use async_graphql::parser::types::{ExecutableDocument, OperationType};
+use async_graphql::{Name, Request, Response, ServerError};
 
 use super::limits::cost::TypeTable;
 use super::limits::{Guard, GuardedRequest};
+use super::operation::{self, root_type};
+use super::read_only::OverGet;
 use super::{AppSchema, Viewer, metrics, scopes};
 use crate::error::{self, ApiError};
 
@@ -31,6 +37,23 @@ struct Inner {
     table: TypeTable,
 }
 
+/// A request that has been through every check before execution, or been refused by one.
+pub struct Prepared {
+    schema: HttpSchema,
+    started: Instant,
+    guarded: Option<GuardedRequest>,
+    admitted: Result<Admitted, ServerError>,
+}
+
+/// What a request that may execute carries to its execution.
+struct Admitted {
+    /// With its parsed document set, so that async-graphql does not parse it again.
+    request: Request,
+    /// The metrics' `operation` label, when the schema knows the first root field.
+    label: Option<Name>,
+    mutation: bool,
+}
+
 impl HttpSchema {
     pub(crate) fn new(bare: AppSchema, guard: Option<Guard>, table: TypeTable) -> Self {
         Self {
@@ -38,23 +61,40 @@ impl HttpSchema {
         }
     }
 
-    /// Runs one request as the schema with its extensions would.
-    pub async fn execute(&self, request: Request) -> Response {
+    /// Runs every check before execution, as the schema with its extensions would: nothing
+    /// here waits, so a request that is prepared is either refused or ready to execute.
+    pub fn prepare(&self, request: Request) -> Prepared {
         let started = Instant::now();
-        let inner = &*self.inner;
-        let guarded = inner.guard.as_ref().map(Guard::begin);
-        let mut root_field = None;
-        let mut response = match inner.admit(guarded.as_ref(), request) {
-            Ok(mut request) => {
-                let operation_name = request.operation_name.take();
-                root_field = request.parsed_query().ok().and_then(|doc| {
-                    metrics::root_field(doc, operation_name.as_deref(), |ty, name| {
-                        inner.table.has_field(root_type(ty), name)
-                    })
-                    .map(|(_, field)| field)
-                });
-                request.operation_name = operation_name;
-                let mut response = inner.bare.execute(request).await;
+        let guarded = self.inner.guard.as_ref().map(Guard::begin);
+        let admitted = self.inner.admit(guarded.as_ref(), request);
+        Prepared {
+            schema: self.clone(),
+            started,
+            guarded,
+            admitted,
+        }
+    }
+}
+
+impl Prepared {
+    /// Whether the operation that will run is a mutation.
+    pub fn runs_mutation(&self) -> bool {
+        self.admitted
+            .as_ref()
+            .is_ok_and(|admitted| admitted.mutation)
+    }
+
+    /// Executes the request (unless it was refused), and settles and counts its response.
+    pub async fn execute(self) -> Response {
+        let Prepared {
+            schema,
+            started,
+            guarded,
+            admitted,
+        } = self;
+        let (mut response, label) = match admitted {
+            Ok(Admitted { request, label, .. }) => {
+                let mut response = schema.inner.bare.execute(request).await;
                 if refused_before_execution(&response) {
                     // What validation refused: it has no path, and it has not been coded.
                     response.errors = std::mem::take(&mut response.errors)
@@ -70,18 +110,18 @@ impl HttpSchema {
                 } else if let Some(guarded) = &guarded {
                     guarded.executing();
                 }
-                response
+                (response, label)
             }
-            Err(err) => Response::from_errors(vec![err]),
+            Err(err) => (Response::from_errors(vec![err]), None),
         };
         if let Some(guarded) = &guarded {
             response = guarded.settle(response);
         }
         error::code_uncoded(&mut response);
         crate::metrics::record_request(
-            root_field
-                .as_deref()
-                .unwrap_or(crate::metrics::UNKNOWN_OPERATION),
+            label
+                .as_ref()
+                .map_or(crate::metrics::UNKNOWN_OPERATION, Name::as_str),
             metrics::first_code(&response),
             started.elapsed(),
         );
@@ -89,35 +129,74 @@ impl HttpSchema {
     }
 }
 
+/// A request's document: shared with the cache of parsed documents (the query limits), or
+/// parsed for this request alone (without them).
+enum Parsed {
+    Shared(std::sync::Arc<ExecutableDocument>),
+    Own(ExecutableDocument),
+}
+
+impl Parsed {
+    fn get(&self) -> &ExecutableDocument {
+        match self {
+            Parsed::Shared(doc) => doc,
+            Parsed::Own(doc) => doc,
+        }
+    }
+
+    /// The document for async-graphql, which takes it whole.
+    fn into_owned(self) -> ExecutableDocument {
+        match self {
+            Parsed::Shared(doc) => ExecutableDocument::clone(&doc),
+            Parsed::Own(doc) => doc,
+        }
+    }
+}
+
 impl Inner {
-    /// The query limits, then the method and the scopes; the document is parsed once here.
+    /// The query limits, then the method and the scopes, on the one operation found in the
+    /// document; the document is parsed at most once here.
     fn admit(
         &self,
         guarded: Option<&GuardedRequest>,
-        request: Request,
-    ) -> Result<Request, ServerError> {
+        mut request: Request,
+    ) -> Result<Admitted, ServerError> {
         let viewer = Viewer::in_request(&request);
         let account = viewer.map(|viewer| viewer.account_id.clone());
         let token_caller = viewer
             .filter(|viewer| viewer.caller.is_client_token())
             .map(|viewer| viewer.caller.clone());
-        let mut request = match guarded {
-            Some(guarded) => guarded.prepare(account.as_deref(), request)?,
-            None => request,
+        let over_get = OverGet::of(&request);
+        let parsed = match guarded {
+            Some(guarded) => Parsed::Shared(guarded.read(account.as_deref(), &mut request)?),
+            None => Parsed::Own(
+                async_graphql::parser::parse_query(&request.query)
+                    .map_err(|err| ApiError::ParseFailed(err.to_string()))?,
+            ),
         };
-        if let Err(err) = request.parsed_query() {
-            return Err(ApiError::ParseFailed(err.to_string()).into());
+        let found = operation::find(parsed.get(), request.operation_name.as_deref());
+        if let Some(guarded) = guarded {
+            guarded.check(account.as_deref(), &request, parsed.get(), &found)?;
         }
-        scopes::admit(&mut request, token_caller.as_ref())?;
-        Ok(request)
-    }
-}
-
-fn root_type(ty: OperationType) -> &'static str {
-    match ty {
-        OperationType::Query => "Query",
-        OperationType::Mutation => "Mutation",
-        OperationType::Subscription => "Subscription",
+        // Without the query limits, a document with no operation to run is async-graphql's
+        // to refuse.
+        let operation = found.ok();
+        scopes::admit(operation.as_ref(), over_get.as_ref(), token_caller.as_ref())?;
+        let label = operation
+            .as_ref()
+            .and_then(|operation| {
+                metrics::label(operation, |ty, name| {
+                    self.table.has_field(root_type(ty), name)
+                })
+            })
+            .cloned();
+        let mutation = operation.is_some_and(|operation| operation.ty == OperationType::Mutation);
+        request.set_parsed_query(parsed.into_owned());
+        Ok(Admitted {
+            request,
+            label,
+            mutation,
+        })
     }
 }
 
@@ -128,4 +207,74 @@ fn refused_before_execution(response: &Response) -> bool {
     !response.errors.is_empty()
         && response.data == async_graphql::Value::Null
         && response.errors.iter().all(|err| err.path.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::graphql::limits::QueryLimits;
+    use crate::graphql::limits::budget::{Throttle, ThrottleSettings};
+    use crate::graphql::{Mutation, Query, Subscription, sdl};
+
+    fn schemas() -> [HttpSchema; 2] {
+        let bare = || async_graphql::Schema::build(Query, Mutation, Subscription).finish();
+        let table = || TypeTable::from_sdl(&sdl());
+        let throttle = Arc::new(Throttle::new(ThrottleSettings::new(1_000, 1_000)));
+        let guard = Guard::new(QueryLimits::default(), table(), throttle);
+        [
+            HttpSchema::new(bare(), Some(guard), table()),
+            HttpSchema::new(bare(), None, table()),
+        ]
+    }
+
+    fn prepared(schema: &HttpSchema, query: &str, name: Option<&str>) -> Prepared {
+        let mut request = Request::new(query).data(crate::graphql::limits::OverHttp);
+        request.operation_name = name.map(str::to_string);
+        schema.prepare(request)
+    }
+
+    #[test]
+    fn only_an_operation_that_will_run_as_a_mutation_gets_a_task_of_its_own() {
+        let cancel = "mutation Cancel { cancelPayment(paymentId: \"p\") { payment { id } } }";
+        let two = "query Read { viewer { id } } mutation Cancel { cancelPayment(paymentId: \"p\") { payment { id } } }";
+        let cases = [
+            (cancel, None, true),
+            (two, Some("Cancel"), true),
+            (two, Some("Read"), false),
+            // Refused before execution, so nothing of it runs anywhere.
+            (two, None, false),
+            (cancel, Some("Other"), false),
+            ("mutation { cancelPayment(", None, false),
+            // The word alone makes no mutation.
+            ("query mutation { viewer { id } }", None, false),
+            ("{ payment(id: \"mutation\") { id } }", None, false),
+        ];
+        for schema in schemas() {
+            for (query, name, mutation) in cases {
+                assert_eq!(
+                    prepared(&schema, query, name).runs_mutation(),
+                    mutation,
+                    "{query} {name:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_label_is_the_first_root_field_of_the_operation_that_runs() {
+        let two = "query Read { __typename viewer { id } } query Other { payments { totalCount } }";
+        for schema in schemas() {
+            let label = |name| {
+                prepared(&schema, two, name)
+                    .admitted
+                    .ok()
+                    .and_then(|admitted| admitted.label)
+                    .map(|label| label.to_string())
+            };
+            assert_eq!(label(Some("Read")).as_deref(), Some("__typename"));
+            assert_eq!(label(Some("Other")).as_deref(), Some("payments"));
+        }
+    }
 }

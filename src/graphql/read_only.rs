@@ -5,9 +5,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use async_graphql::parser::types::{ExecutableDocument, OperationType};
+use async_graphql::parser::types::OperationType;
 use async_graphql::{Request, ServerError, ServerResult};
 
+use super::operation::Operation;
 use crate::error::ApiError;
 
 /// Marks a request that came over `GET`; tells the HTTP layer whether it was refused for
@@ -26,54 +27,45 @@ impl OverGet {
     pub fn refused_mutation(&self) -> bool {
         self.refused.load(Ordering::Relaxed)
     }
+
+    /// The mark in `request`'s data, if it came over `GET`.
+    pub(crate) fn of(request: &Request) -> Option<OverGet> {
+        request
+            .data
+            .get(&std::any::TypeId::of::<OverGet>())
+            .and_then(|d| d.downcast_ref::<OverGet>())
+            .cloned()
+    }
 }
 
-/// The extension's factory.
-/// Refuses a mutation sent over GET (`OverGet` in the request's data), before anything runs.
-/// Called by the one extension that checks requests against policy (`scopes::ScopeCheck`), so
-/// that it adds no layer of its own to every field's resolution.
-pub fn refuse_mutation_over_get(request: &mut Request) -> ServerResult<()> {
-    let over_get = request
-        .data
-        .get(&std::any::TypeId::of::<OverGet>())
-        .and_then(|d| d.downcast_ref::<OverGet>())
-        .cloned();
-    if let Some(over_get) = over_get {
-        let operation_name = request.operation_name.clone();
-        let mutation = request.parsed_query().is_ok_and(|doc| {
-            operation_type(doc, operation_name.as_deref()) == Some(OperationType::Mutation)
-        });
-        if mutation {
-            over_get.refused.store(true, Ordering::Relaxed);
-            return Err(ServerError::from(ApiError::ValidationFailed(
-                "mutations cannot be sent with GET, which only reads; send them with POST".into(),
-            )));
-        }
+/// Refuses a mutation sent over GET (`over_get`), before anything runs. Called by the one
+/// check of requests against policy (`scopes::admit`), so that over the WebSocket it adds no
+/// extension of its own to every field's resolution.
+pub fn refuse_mutation_over_get(
+    operation: &Operation<'_>,
+    over_get: Option<&OverGet>,
+) -> ServerResult<()> {
+    if let Some(over_get) = over_get
+        && operation.ty == OperationType::Mutation
+    {
+        over_get.refused.store(true, Ordering::Relaxed);
+        return Err(ServerError::from(ApiError::ValidationFailed(
+            "mutations cannot be sent with GET, which only reads; send them with POST".into(),
+        )));
     }
     Ok(())
-}
-
-fn operation_type(doc: &ExecutableDocument, operation_name: Option<&str>) -> Option<OperationType> {
-    let mut operations = doc.operations.iter();
-    let (_, operation) = match operation_name {
-        Some(name) => operations.find(|(n, _)| n.is_some_and(|n| n.as_str() == name))?,
-        None => {
-            let first = operations.next()?;
-            if operations.next().is_some() {
-                return None;
-            }
-            first
-        }
-    };
-    Some(operation.node.ty)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graphql::operation;
 
     fn ty(query: &str, name: Option<&str>) -> Option<OperationType> {
-        operation_type(&async_graphql::parser::parse_query(query).unwrap(), name)
+        let doc = async_graphql::parser::parse_query(query).unwrap();
+        operation::find(&doc, name)
+            .ok()
+            .map(|operation| operation.ty)
     }
 
     #[test]

@@ -10,10 +10,12 @@ use std::sync::Arc;
 use async_graphql::extensions::{
     Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest,
 };
-use async_graphql::parser::types::{ExecutableDocument, OperationType, Selection, SelectionSet};
+use async_graphql::parser::types::OperationType;
 use async_graphql::{Request, ServerError, ServerResult};
 
 use super::Viewer;
+use super::operation::{self, Operation};
+use super::read_only::OverGet;
 use crate::domain::client_token::Scope;
 use crate::error::ApiError;
 use crate::service::accounts::Caller;
@@ -66,96 +68,59 @@ impl Extension for ScopeCheck {
         let caller = Viewer::of(&request, ctx)
             .filter(|viewer| viewer.caller.is_client_token())
             .map(|viewer| viewer.caller.clone());
-        admit(&mut request, caller.as_ref())?;
+        let over_get = OverGet::of(&request);
+        if caller.is_some() || over_get.is_some() {
+            let operation_name = request.operation_name.clone();
+            // Parsed once: the query limits (run before this) have parsed it already. A
+            // document that does not parse is left to the parser's own error.
+            if let Ok(doc) = request.parsed_query() {
+                let operation = operation::find(doc, operation_name.as_deref()).ok();
+                admit(operation.as_ref(), over_get.as_ref(), caller.as_ref())?;
+            }
+        }
         next.run(ctx, request).await
     }
 }
 
-/// Refuses a mutation sent with GET, and an operation outside the scopes of `caller`'s client
-/// token (`None` for a secret key, which may run anything).
-pub(crate) fn admit(request: &mut Request, token_caller: Option<&Caller>) -> ServerResult<()> {
-    super::read_only::refuse_mutation_over_get(request)?;
+/// Refuses a mutation sent with GET (`over_get`), and an operation outside the scopes of
+/// `caller`'s client token (`None` for a secret key, which may run anything). Without an
+/// operation to run there is nothing to check: the query limits or async-graphql refuse the
+/// request for it.
+pub(crate) fn admit(
+    operation: Option<&Operation<'_>>,
+    over_get: Option<&OverGet>,
+    token_caller: Option<&Caller>,
+) -> ServerResult<()> {
+    let Some(operation) = operation else {
+        return Ok(());
+    };
+    super::read_only::refuse_mutation_over_get(operation, over_get)?;
     if let Some(caller) = token_caller {
-        let operation_name = request.operation_name.clone();
-        // Parsed once: the query limits (run before this) have parsed it already. A document
-        // that does not parse is left to the parser's own error.
-        if let Ok(doc) = request.parsed_query() {
-            check(doc, operation_name.as_deref(), |scope| caller.may(scope))
-                .map_err(ServerError::from)?;
-        }
+        check(operation, |scope| caller.may(scope)).map_err(ServerError::from)?;
     }
     Ok(())
 }
 
-/// `Err(FORBIDDEN)` for the first root field of the operation to run that `may` refuses.
-fn check(
-    doc: &ExecutableDocument,
-    operation_name: Option<&str>,
-    may: impl Fn(Scope) -> bool,
-) -> Result<(), ApiError> {
-    let operation = match operation_name {
-        Some(name) => doc
-            .operations
-            .iter()
-            .find(|(n, _)| n.is_some_and(|n| n.as_str() == name)),
-        None => doc.operations.iter().next(),
-    };
-    // An unknown operation name is the validator's to report.
-    let Some((_, operation)) = operation else {
-        return Ok(());
-    };
-    let ty = operation.node.ty;
+/// `Err(FORBIDDEN)` for the first root field of `operation` that `may` refuses.
+fn check(operation: &Operation<'_>, may: impl Fn(Scope) -> bool) -> Result<(), ApiError> {
+    let ty = operation.ty;
     let mut refused = None;
-    let mut seen_fragments = Vec::new();
-    root_fields(
-        doc,
-        &operation.node.selection_set.node,
-        &mut seen_fragments,
-        &mut |field| {
-            if refused.is_some() {
-                return;
-            }
-            let required_scope = match needs(ty, field) {
-                Needs::Anyone => return,
-                Needs::Scope(scope) if may(scope) => return,
-                Needs::Scope(scope) => Some(scope.as_str()),
-                Needs::SecretKey => None,
-            };
-            refused = Some(ApiError::Forbidden {
-                field: field.to_string(),
-                required_scope,
-            });
-        },
-    );
-    refused.map_or(Ok(()), Err)
-}
-
-/// Calls `visit` with every root field name, through fragment spreads and inline fragments
-/// (each named fragment once, so that cycles, which validation refuses, cannot loop here).
-fn root_fields<'d>(
-    doc: &'d ExecutableDocument,
-    set: &'d SelectionSet,
-    seen: &mut Vec<&'d str>,
-    visit: &mut impl FnMut(&str),
-) {
-    for selection in &set.items {
-        match &selection.node {
-            Selection::Field(field) => visit(field.node.name.node.as_str()),
-            Selection::InlineFragment(inline) => {
-                root_fields(doc, &inline.node.selection_set.node, seen, visit)
-            }
-            Selection::FragmentSpread(spread) => {
-                let name = spread.node.fragment_name.node.as_str();
-                if seen.contains(&name) {
-                    continue;
-                }
-                seen.push(name);
-                if let Some(fragment) = doc.fragments.get(&spread.node.fragment_name.node) {
-                    root_fields(doc, &fragment.node.selection_set.node, seen, visit);
-                }
-            }
+    operation.root_fields(|field| {
+        if refused.is_some() {
+            return;
         }
-    }
+        let required_scope = match needs(ty, field) {
+            Needs::Anyone => return,
+            Needs::Scope(scope) if may(scope) => return,
+            Needs::Scope(scope) => Some(scope.as_str()),
+            Needs::SecretKey => None,
+        };
+        refused = Some(ApiError::Forbidden {
+            field: field.to_string(),
+            required_scope,
+        });
+    });
+    refused.map_or(Ok(()), Err)
 }
 
 #[cfg(test)]
@@ -164,7 +129,8 @@ mod tests {
 
     fn refused(query: &str, scopes: &[Scope]) -> Option<(String, Option<&'static str>)> {
         let doc = async_graphql::parser::parse_query(query).unwrap();
-        match check(&doc, None, |s| scopes.contains(&s)) {
+        let operation = operation::find(&doc, None).expect("an operation");
+        match check(&operation, |s| scopes.contains(&s)) {
             Ok(()) => None,
             Err(ApiError::Forbidden {
                 field,

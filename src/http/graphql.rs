@@ -1,6 +1,3 @@
-//! `POST /graphql`: authenticate, read a bounded body, execute one operation or a bounded
-//! batch, answer in the negotiated media type (429 with `Retry-After` when throttled).
-
 //! `/graphql` over HTTP, as GraphQL over HTTP describes it: `POST` with a JSON body (one
 //! operation or a bounded batch) and `GET` with the parameters in the query string (reads
 //! only; a browser asking for HTML gets the playground instead). Both authenticate, resolve
@@ -10,17 +7,16 @@
 use async_graphql::{BatchResponse, ServerError};
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::header::{ALLOW, CONTENT_TYPE, RETRY_AFTER};
+use axum::http::header::{ALLOW, RETRY_AFTER};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use futures_util::FutureExt;
-use serde::Serialize;
-use serde::ser::SerializeMap;
 use std::panic::AssertUnwindSafe;
 use tracing::Instrument;
 
 use super::media::{self, Answer, BodyType};
 use super::params::{self, Params};
+use super::wire::{is_request_error, respond, retry_after};
 use super::{AppState, auth, playground};
 use crate::error::{ApiError, codes, request_error};
 use crate::graphql::read_only::OverGet;
@@ -263,23 +259,26 @@ async fn run(
 
     // A mutation runs to completion in a task of its own, even when the client goes away or
     // the deadline passes: one stopped halfway would leave its idempotency key claimed until
-    // the lock timeout, while finishing it stores the outcome a retry then replays. A
-    // document without the word `mutation` holds no mutation (the keyword cannot be spelled
-    // any other way), and runs in the exchange's own task: stopping a read halfway loses
-    // nothing, and a task of its own cost every page read a spawn and a wake-up.
-    let may_mutate = request.query.contains("mutation");
+    // the lock timeout, while finishing it stores the outcome a retry then replays. Anything
+    // else runs in the exchange's own task: stopping a read halfway loses nothing, and a task
+    // of its own cost every page read a spawn and a wake-up. Which it is comes from the
+    // operation the checks before execution found in the parsed document (nothing in them
+    // waits, so a client going away cannot stop a request between them and its task).
     let request = graphql::request_for(request, &state.db, caller.clone());
-    let schema = state.http_schema.clone();
+    let prepared =
+        std::panic::catch_unwind(AssertUnwindSafe(|| state.http_schema.prepare(request)));
+    let may_mutate = prepared
+        .as_ref()
+        .is_ok_and(|prepared| prepared.runs_mutation());
     let execution = async move {
+        // A panic is answered like one in a task of its own.
+        let prepared = prepared.map_err(|_| "the request panicked".to_string())?;
         if may_mutate {
-            tokio::spawn(
-                async move { schema.execute(request).await }.instrument(tracing::Span::current()),
-            )
-            .await
-            .map_err(|failed| failed.to_string())
+            tokio::spawn(prepared.execute().instrument(tracing::Span::current()))
+                .await
+                .map_err(|failed| failed.to_string())
         } else {
-            // A panic is answered like one in a task of its own.
-            AssertUnwindSafe(schema.execute(request))
+            AssertUnwindSafe(prepared.execute())
                 .catch_unwind()
                 .await
                 .map_err(|_| "the request panicked".to_string())
@@ -341,76 +340,6 @@ fn refuse_body(
         StatusCode::BAD_REQUEST,
         ApiError::ParseFailed("the request body could not be read in full".into()),
     )
-}
-
-/// The seconds to wait when the account's budget refused the request.
-fn retry_after(response: &async_graphql::Response) -> Option<u64> {
-    response.errors.iter().find_map(|err| {
-        let ext = err.extensions.as_ref()?;
-        match (ext.get("code"), ext.get("retryAfterSeconds")) {
-            (Some(async_graphql::Value::String(code)), Some(async_graphql::Value::Number(n)))
-                if code == codes::THROTTLED =>
-            {
-                n.as_u64()
-            }
-            _ => None,
-        }
-    })
-}
-
-/// Whether the request failed before execution began: no data, and no error that belongs to
-/// a field.
-fn is_request_error(response: &async_graphql::Response) -> bool {
-    response.data == async_graphql::Value::Null
-        && !response.errors.is_empty()
-        && response.errors.iter().all(|err| err.path.is_empty())
-}
-
-/// A response as GraphQL over HTTP sends it: without `data` when the request failed before
-/// execution began (a `data` of null would say that execution ran and failed).
-struct Wire<'a>(&'a async_graphql::Response);
-
-impl Serialize for Wire<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let response = self.0;
-        let mut map = serializer.serialize_map(None)?;
-        if !is_request_error(response) {
-            map.serialize_entry("data", &response.data)?;
-        }
-        if !response.errors.is_empty() {
-            map.serialize_entry("errors", &response.errors)?;
-        }
-        if !response.extensions.is_empty() {
-            map.serialize_entry("extensions", &response.extensions)?;
-        }
-        map.end()
-    }
-}
-
-fn respond(status: StatusCode, response: &BatchResponse, graphql_media: bool) -> Response {
-    let content_type = if graphql_media {
-        media::GRAPHQL_RESPONSE
-    } else {
-        media::JSON
-    };
-    let body = match response {
-        BatchResponse::Single(one) => serde_json::to_vec(&Wire(one)),
-        BatchResponse::Batch(many) => {
-            serde_json::to_vec(&many.iter().map(Wire).collect::<Vec<_>>())
-        }
-    };
-    match body {
-        Ok(body) => (
-            status,
-            [(CONTENT_TYPE, HeaderValue::from_static(content_type))],
-            body,
-        )
-            .into_response(),
-        Err(err) => {
-            tracing::error!(error = %err, "could not serialise a response");
-            StatusCode::INTERNAL_SERVER_ERROR.into_response()
-        }
-    }
 }
 
 /// The name of the first named operation in a document, for logs; a cheap scan, not a parse.

@@ -12,6 +12,7 @@ mod playground;
 mod server;
 mod subscriptions;
 mod webhooks;
+mod wire;
 
 use std::sync::Arc;
 use std::time::Duration;

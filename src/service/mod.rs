@@ -10,7 +10,6 @@ pub mod rail;
 pub mod readiness;
 pub mod reconcile;
 mod stale;
-pub mod throttle;
 pub mod webhook_endpoints;
 pub mod webhooks;
 

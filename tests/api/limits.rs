@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use futures_util::SinkExt;
 use graphpay::domain::time::Timestamp;
-use graphpay::service::throttle::{ManualClock, ThrottleSettings};
+use graphpay::graphql::limits::budget::{ManualClock, ThrottleSettings};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 

@@ -5,34 +5,31 @@
 //! runs. Every response then reports the cost; what the result did not use goes back to the
 //! budget.
 //!
-//! It is an async-graphql extension for operations over the WebSocket, and runs around the
-//! execution of requests over HTTP (`super::over_http`): the same checks either way. The
-//! fields a result may grow to are bounded as lists resolve ([`fields`]).
+//! It is an async-graphql extension for operations over the WebSocket (`socket.rs`), and runs
+//! around the execution of requests over HTTP (`super::over_http`): the same checks either
+//! way, on the operation [`crate::graphql::operation`] finds. The fields a result may grow
+//! to are bounded as lists resolve ([`fields`]); each account's budget is [`budget`].
 
+pub mod budget;
 pub mod cost;
 pub mod fields;
 pub mod lexical;
 pub mod shape;
+mod socket;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use async_graphql::extensions::{
-    Extension, ExtensionContext, ExtensionFactory, NextExecute, NextPrepareRequest, NextRequest,
-    NextSubscribe,
-};
 use async_graphql::parser::types::{ExecutableDocument, OperationType};
 use async_graphql::{Request, Response, ServerError, ServerResult, Value};
-use futures_util::StreamExt;
-use futures_util::stream::BoxStream;
 
+use self::budget::{BudgetStatus, Held, Throttle};
 use self::cost::{Plan, TypeTable};
 use self::fields::FieldBudget;
 use self::lexical::TextLimits;
-use self::shape::ShapeLimits;
-use super::Viewer;
+use self::shape::{ShapeLimits, ShapeRefusal};
 use crate::error::ApiError;
-use crate::service::throttle::{BudgetStatus, Throttle};
+use crate::graphql::operation::{NoOperation, Operation};
 
 /// The limits every request is held to.
 #[derive(Clone, Copy, Debug)]
@@ -119,18 +116,13 @@ impl Guard {
     }
 }
 
-impl ExtensionFactory for Guard {
-    fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(self.begin())
-    }
-}
-
 /// What one request was charged.
 struct Charge {
     account: String,
     requested: u64,
-    /// Set once the requested cost was taken from the budget.
-    plan: Option<Plan>,
+    /// Set once the requested cost was taken from the budget, with the bucket it was taken
+    /// from.
+    plan: Option<(Plan, Held)>,
     /// A subscription pays its requested cost when it starts, whatever its events hold.
     subscription: bool,
     status: BudgetStatus,
@@ -158,13 +150,39 @@ impl GuardedRequest {
         }
     }
 
-    /// Everything up to (not including) execution; `Err` refuses the request.
-    fn admit(&self, account: Option<&str>, request: &mut Request) -> Result<(), ApiError> {
+    /// The document of `request`, its text checked first and then parsed, or found parsed
+    /// before; and the field budget given to its resolvers. A refusal is recorded, so that
+    /// the response reports the budget left.
+    pub(crate) fn read(
+        &self,
+        account: Option<&str>,
+        request: &mut Request,
+    ) -> ServerResult<Arc<ExecutableDocument>> {
+        let budget = Arc::new(FieldBudget::new(self.shared.limits.max_resolved_fields));
+        if let Ok(mut slot) = self.state.fields.lock() {
+            *slot = Some(budget.clone());
+        }
+        request.data.insert(budget);
+        self.read_document(request)
+            .map_err(|err| self.refused(account, err))
+    }
+
+    /// Everything else up to (not including) execution, on the document [`Self::read`] gave
+    /// and the operation found in it: the shape, the operation to run, the cost and the
+    /// account's budget. A refusal is recorded, as above.
+    pub(crate) fn check(
+        &self,
+        account: Option<&str>,
+        request: &Request,
+        doc: &ExecutableDocument,
+        operation: &Result<Operation<'_>, NoOperation>,
+    ) -> ServerResult<()> {
+        self.check_operation(account, request, doc, operation)
+            .map_err(|err| self.refused(account, err))
+    }
+
+    fn read_document(&self, request: &Request) -> Result<Arc<ExecutableDocument>, ApiError> {
         let limits = &self.shared.limits;
-        let too_complex = |message: String| ApiError::QueryTooComplex {
-            message,
-            cost: None,
-        };
         let cached = self.shared.parsed.get(request.query.as_str());
         if cached.is_none() {
             lexical::check(&request.query, limits.text).map_err(|r| too_complex(r.message()))?;
@@ -179,26 +197,38 @@ impl GuardedRequest {
                 },
             )?;
         }
-        let doc = match cached {
-            Some(doc) => ExecutableDocument::clone(&doc),
-            None => {
-                let doc = async_graphql::parser::parse_query(&request.query)
-                    .map_err(|err| ApiError::ParseFailed(err.to_string()))?;
-                self.shared
-                    .parsed
-                    .insert(request.query.clone(), Arc::new(doc.clone()));
-                doc
+        if let Some(doc) = cached {
+            return Ok(doc);
+        }
+        let doc = async_graphql::parser::parse_query(&request.query)
+            .map_err(|err| ApiError::ParseFailed(err.to_string()))?;
+        let doc = Arc::new(doc);
+        self.shared
+            .parsed
+            .insert(request.query.clone(), doc.clone());
+        Ok(doc)
+    }
+
+    fn check_operation(
+        &self,
+        account: Option<&str>,
+        request: &Request,
+        doc: &ExecutableDocument,
+        operation: &Result<Operation<'_>, NoOperation>,
+    ) -> Result<(), ApiError> {
+        let limits = &self.shared.limits;
+        let refuse_shape = |refusal: ShapeRefusal| {
+            if refusal.is_size() {
+                too_complex(refusal.message())
+            } else {
+                ApiError::ValidationFailed(refusal.message())
             }
         };
-        let operation = shape::check(&doc, request.operation_name.as_deref(), limits.shape)
-            .map_err(|refusal| {
-                if refusal.is_size() {
-                    too_complex(refusal.message())
-                } else {
-                    ApiError::ValidationFailed(refusal.message())
-                }
-            })?;
-        let subscription = operation.node.ty == OperationType::Subscription;
+        shape::check(doc, limits.shape).map_err(refuse_shape)?;
+        let operation = operation
+            .as_ref()
+            .map_err(|refusal| refuse_shape(ShapeRefusal::from(refusal)))?;
+        let subscription = operation.ty == OperationType::Subscription;
         if subscription
             && request
                 .data
@@ -211,14 +241,13 @@ impl GuardedRequest {
         }
         let plan = Plan::new(
             &self.shared.table,
-            &doc,
-            &operation.node,
+            doc,
+            operation.definition,
             &request.variables,
         );
         let requested = plan.requested();
         let Some(account) = account else {
             // Without a viewer nothing can be resolved; the resolvers say so.
-            request.set_parsed_query(doc);
             return Ok(());
         };
         let throttle = &self.shared.throttle;
@@ -239,16 +268,15 @@ impl GuardedRequest {
                 cost: Some(requested),
             });
         }
-        match throttle.take(account, requested) {
-            Ok(status) => {
+        match throttle.take_held(account, requested) {
+            Ok((status, held)) => {
                 self.record(Charge {
                     account: account.to_string(),
                     requested,
-                    plan: Some(plan),
+                    plan: Some((plan, held)),
                     subscription,
                     status,
                 });
-                request.set_parsed_query(doc);
                 Ok(())
             }
             Err(throttled) => {
@@ -271,44 +299,35 @@ impl GuardedRequest {
             }
         }
     }
+
+    /// A refusal as the response carries it, with the account's budget recorded (unless a
+    /// charge already was) so that the response reports it.
+    fn refused(&self, account: Option<&str>, err: ApiError) -> ServerError {
+        if let Some(account) = account
+            && self
+                .state
+                .charge
+                .lock()
+                .map(|c| c.is_none())
+                .unwrap_or(false)
+        {
+            let status = self.shared.throttle.status(account);
+            self.record(Charge {
+                account: account.to_string(),
+                requested: 0,
+                plan: None,
+                subscription: false,
+                status,
+            });
+        }
+        ServerError::from(err)
+    }
 }
 
-impl GuardedRequest {
-    /// Admits `request` (see [`GuardedRequest::admit`]) and gives its resolvers the field
-    /// budget; a refusal is recorded, so that the response reports the budget left.
-    pub(crate) fn prepare(
-        &self,
-        account: Option<&str>,
-        mut request: Request,
-    ) -> ServerResult<Request> {
-        let budget = Arc::new(FieldBudget::new(self.shared.limits.max_resolved_fields));
-        if let Ok(mut slot) = self.state.fields.lock() {
-            *slot = Some(budget.clone());
-        }
-        request.data.insert(budget);
-        match self.admit(account, &mut request) {
-            Ok(()) => Ok(request),
-            Err(err) => {
-                if let Some(account) = account
-                    && self
-                        .state
-                        .charge
-                        .lock()
-                        .map(|c| c.is_none())
-                        .unwrap_or(false)
-                {
-                    let status = self.shared.throttle.status(account);
-                    self.record(Charge {
-                        account: account.to_string(),
-                        requested: 0,
-                        plan: None,
-                        subscription: false,
-                        status,
-                    });
-                }
-                Err(ServerError::from(err))
-            }
-        }
+fn too_complex(message: String) -> ApiError {
+    ApiError::QueryTooComplex {
+        message,
+        cost: None,
     }
 }
 
@@ -324,57 +343,6 @@ impl GuardedRequest {
     }
 }
 
-#[async_trait::async_trait]
-impl Extension for GuardedRequest {
-    async fn prepare_request(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        request: Request,
-        next: NextPrepareRequest<'_>,
-    ) -> ServerResult<Request> {
-        let account = Viewer::of(&request, ctx).map(|viewer| viewer.account_id.clone());
-        let request = self.prepare(account.as_deref(), request)?;
-        next.run(ctx, request).await
-    }
-
-    async fn request(&self, ctx: &ExtensionContext<'_>, next: NextRequest<'_>) -> Response {
-        let response = next.run(ctx).await;
-        self.settle(response)
-    }
-
-    /// Over WebSocket: a query or mutation is settled like one over HTTP; a subscription pays
-    /// its requested cost when it starts, and its first frame reports it.
-    fn subscribe<'s>(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        stream: BoxStream<'s, Response>,
-        next: NextSubscribe<'_>,
-    ) -> BoxStream<'s, Response> {
-        let (shared, state) = (self.shared.clone(), self.state.clone());
-        let stream = next.run(ctx, stream);
-        Box::pin(stream.map(move |response| {
-            state.executed.store(true, Ordering::Relaxed);
-            // Each event of a subscription has the whole field budget.
-            if let Ok(slot) = state.fields.lock()
-                && let Some(budget) = slot.as_ref()
-            {
-                budget.reset();
-            }
-            settle(&shared, &state, response)
-        }))
-    }
-
-    async fn execute(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        operation_name: Option<&str>,
-        next: NextExecute<'_>,
-    ) -> Response {
-        self.executing();
-        next.run(ctx, operation_name).await
-    }
-}
-
 /// Charges what the response really cost (giving back the rest of what was requested, or
 /// taking what a result returned beyond it) and reports it in the response; once per request.
 fn settle(shared: &Shared, state: &RequestState, mut response: Response) -> Response {
@@ -385,13 +353,13 @@ fn settle(shared: &Shared, state: &RequestState, mut response: Response) -> Resp
     let throttle = &shared.throttle;
     let (actual, status) = match &charge.plan {
         Some(_) if charge.subscription => (charge.requested, charge.status),
-        Some(plan) => {
+        Some((plan, held)) => {
             let executed = state.executed.load(Ordering::Relaxed);
             let actual = plan.actual(&response.data, executed);
             let status = if actual <= charge.requested {
-                throttle.refund(&charge.account, charge.requested - actual)
+                throttle.refund_held(&charge.account, held, charge.requested - actual)
             } else {
-                throttle.force_take(&charge.account, actual - charge.requested)
+                throttle.force_take_held(&charge.account, held, actual - charge.requested)
             };
             (actual, status)
         }

@@ -1,5 +1,7 @@
 //! Bounds checked on a parsed document before it is validated: fragment cycles, how many
-//! selections it has with every fragment expanded, and how deep its fields nest.
+//! selections it has with every fragment expanded, and how deep its fields nest; then, among
+//! the refusals before validation, a document without an operation to run
+//! ([`crate::graphql::operation`] decides which one runs).
 //!
 //! Each fragment is measured once and its measure reused wherever it is spread, so a document
 //! whose fragments spread each other two at a time (a few hundred bytes that expand to
@@ -8,10 +10,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use async_graphql::Positioned;
-use async_graphql::parser::types::{
-    DocumentOperations, ExecutableDocument, OperationDefinition, Selection, SelectionSet,
-};
+use async_graphql::parser::types::{ExecutableDocument, Selection, SelectionSet};
+
+use crate::graphql::operation::NoOperation;
 
 /// Nesting of selection sets, fragment spreads and inline fragments together; beyond it,
 /// async-graphql's own recursion guard would refuse the document with a less useful code.
@@ -34,6 +35,17 @@ pub enum ShapeRefusal {
     NestedTooDeep,
     OperationNameRequired,
     UnknownOperation(String),
+    NoOperation,
+}
+
+impl From<&NoOperation> for ShapeRefusal {
+    fn from(refusal: &NoOperation) -> Self {
+        match refusal {
+            NoOperation::NameRequired => ShapeRefusal::OperationNameRequired,
+            NoOperation::UnknownName(name) => ShapeRefusal::UnknownOperation(name.clone()),
+            NoOperation::Missing => ShapeRefusal::NoOperation,
+        }
+    }
 }
 
 impl ShapeRefusal {
@@ -71,6 +83,7 @@ impl ShapeRefusal {
             ShapeRefusal::UnknownOperation(name) => {
                 format!("the document has no operation named `{name}`")
             }
+            ShapeRefusal::NoOperation => "the document has no operation to run".into(),
         }
     }
 }
@@ -147,12 +160,8 @@ impl<'a> Measurer<'a> {
     }
 }
 
-/// Measures every operation and fragment of `doc`, and picks the operation to run.
-pub fn check<'a>(
-    doc: &'a ExecutableDocument,
-    operation_name: Option<&str>,
-    limits: ShapeLimits,
-) -> Result<&'a Positioned<OperationDefinition>, ShapeRefusal> {
+/// Measures every operation and fragment of `doc`.
+pub fn check(doc: &ExecutableDocument, limits: ShapeLimits) -> Result<(), ShapeRefusal> {
     let mut measurer = Measurer {
         doc,
         memo: HashMap::new(),
@@ -177,33 +186,13 @@ pub fn check<'a>(
             max: limits.max_selections,
         });
     }
-    select(doc, operation_name)
-}
-
-/// The operation a request runs: the named one, or the only one.
-fn select<'a>(
-    doc: &'a ExecutableDocument,
-    name: Option<&str>,
-) -> Result<&'a Positioned<OperationDefinition>, ShapeRefusal> {
-    match (&doc.operations, name) {
-        (DocumentOperations::Single(operation), None) => Ok(operation),
-        (DocumentOperations::Multiple(operations), Some(name)) => operations
-            .get(name)
-            .ok_or_else(|| ShapeRefusal::UnknownOperation(name.to_string())),
-        (DocumentOperations::Multiple(operations), None) if operations.len() == 1 => operations
-            .values()
-            .next()
-            .ok_or(ShapeRefusal::OperationNameRequired),
-        (DocumentOperations::Multiple(_), None) => Err(ShapeRefusal::OperationNameRequired),
-        (DocumentOperations::Single(_), Some(name)) => {
-            Err(ShapeRefusal::UnknownOperation(name.to_string()))
-        }
-    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graphql::operation;
     use async_graphql::parser::parse_query;
 
     const LIMITS: ShapeLimits = ShapeLimits {
@@ -211,9 +200,13 @@ mod tests {
         max_selections: 5_000,
     };
 
+    /// The shape, then the operation to run, in the order the query limits check them.
     fn shape(text: &str, name: Option<&str>) -> Result<(), ShapeRefusal> {
         let doc = parse_query(text).expect("parses");
-        check(&doc, name, LIMITS).map(|_| ())
+        check(&doc, LIMITS)?;
+        operation::find(&doc, name)
+            .map(|_| ())
+            .map_err(|refusal| ShapeRefusal::from(&refusal))
     }
 
     /// `fragment F0 on Query { viewer { id name } } fragment Fk on Query { ...F(k-1) ak:

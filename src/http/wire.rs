@@ -1,0 +1,87 @@
+//! A GraphQL response as GraphQL over HTTP sends it: the body in the negotiated media type,
+//! without `data` when the request failed before execution, and what makes its status (a
+//! request error, or the budget's `Retry-After`).
+
+use async_graphql::BatchResponse;
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde::ser::SerializeMap;
+
+use super::media;
+use crate::error::codes;
+
+/// The seconds to wait when the account's budget refused the request.
+pub(super) fn retry_after(response: &async_graphql::Response) -> Option<u64> {
+    response.errors.iter().find_map(|err| {
+        let ext = err.extensions.as_ref()?;
+        match (ext.get("code"), ext.get("retryAfterSeconds")) {
+            (Some(async_graphql::Value::String(code)), Some(async_graphql::Value::Number(n)))
+                if code == codes::THROTTLED =>
+            {
+                n.as_u64()
+            }
+            _ => None,
+        }
+    })
+}
+
+/// Whether the request failed before execution began: no data, and no error that belongs to
+/// a field.
+pub(super) fn is_request_error(response: &async_graphql::Response) -> bool {
+    response.data == async_graphql::Value::Null
+        && !response.errors.is_empty()
+        && response.errors.iter().all(|err| err.path.is_empty())
+}
+
+/// A response as GraphQL over HTTP sends it: without `data` when the request failed before
+/// execution began (a `data` of null would say that execution ran and failed).
+struct Wire<'a>(&'a async_graphql::Response);
+
+impl Serialize for Wire<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let response = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        if !is_request_error(response) {
+            map.serialize_entry("data", &response.data)?;
+        }
+        if !response.errors.is_empty() {
+            map.serialize_entry("errors", &response.errors)?;
+        }
+        if !response.extensions.is_empty() {
+            map.serialize_entry("extensions", &response.extensions)?;
+        }
+        map.end()
+    }
+}
+
+pub(super) fn respond(
+    status: StatusCode,
+    response: &BatchResponse,
+    graphql_media: bool,
+) -> Response {
+    let content_type = if graphql_media {
+        media::GRAPHQL_RESPONSE
+    } else {
+        media::JSON
+    };
+    let body = match response {
+        BatchResponse::Single(one) => serde_json::to_vec(&Wire(one)),
+        BatchResponse::Batch(many) => {
+            serde_json::to_vec(&many.iter().map(Wire).collect::<Vec<_>>())
+        }
+    };
+    match body {
+        Ok(body) => (
+            status,
+            [(CONTENT_TYPE, HeaderValue::from_static(content_type))],
+            body,
+        )
+            .into_response(),
+        Err(err) => {
+            tracing::error!(error = %err, "could not serialise a response");
+            StatusCode::INTERNAL_SERVER_ERROR.into_response()
+        }
+    }
+}
