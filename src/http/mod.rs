@@ -9,9 +9,9 @@ mod health;
 mod media;
 mod params;
 mod playground;
+mod processor_events;
 mod server;
 mod subscriptions;
-mod webhooks;
 mod wire;
 
 use std::sync::Arc;
@@ -120,7 +120,7 @@ pub fn router(state: AppState) -> Router {
         .route("/graphql", get(graphql::get).post(graphql::post))
         .route("/graphql/assets/{name}", get(playground::asset))
         .route("/graphql/ws", get(subscriptions::upgrade))
-        .route("/webhooks/processor", post(webhooks::receive))
+        .route("/webhooks/processor", post(processor_events::receive))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .with_state(state)

@@ -12,10 +12,10 @@ pub mod idempotency_keys;
 pub mod payment_pages;
 pub mod payment_writes;
 pub mod payments;
+pub mod processor_events;
 mod rows;
 pub mod sandbox;
 pub mod settings;
-pub mod webhook_writes;
 pub mod webhooks;
 
 pub use db::{Backend, Db, DbConfig, PoolSizes, listen};

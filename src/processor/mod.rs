@@ -3,9 +3,9 @@
 //! implements the trait is `crate::sandbox`.
 
 pub mod breaker;
+pub mod events;
 pub mod http_client;
 mod retry;
-pub mod webhooks;
 pub mod wire;
 
 use std::time::Duration;

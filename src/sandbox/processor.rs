@@ -9,7 +9,7 @@ use crate::persistence::sandbox::{
     self as store, NewOperation, OperationKind, OperationStatus, SandboxOperation,
 };
 use crate::persistence::{Db, DbError};
-use crate::processor::webhooks::{CHARGE_SUCCEEDED, REFUND_SUCCEEDED, WebhookData, WebhookEvent};
+use crate::processor::events::{CHARGE_SUCCEEDED, REFUND_SUCCEEDED, WebhookData, WebhookEvent};
 use crate::processor::{
     ChargeOutcome, ChargeRequest, Processor, ProcessorError, RefundOutcome, RefundRequest,
 };

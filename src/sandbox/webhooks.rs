@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
+use crate::domain::processor_event::{SIGNATURE_HEADER, sign};
 use crate::domain::time::Timestamp;
-use crate::domain::webhook::{SIGNATURE_HEADER, sign};
-use crate::processor::webhooks::WebhookEvent;
+use crate::processor::events::WebhookEvent;
 
 /// Where and how the sandbox delivers its webhooks.
 #[derive(Clone, Debug)]

@@ -6,12 +6,12 @@ mod error;
 pub mod feed;
 pub mod idempotency;
 pub mod payments;
+pub mod processor_events;
 pub mod rail;
 pub mod readiness;
 pub mod reconcile;
 mod stale;
 pub mod webhook_endpoints;
-pub mod webhooks;
 
 use crate::domain::text;
 

@@ -339,13 +339,13 @@ async fn webhooks_are_verified_deduplicated_and_ordered(backend: Backend) {
     let (status, _) = app.raw_webhook(None, body.clone()).await;
     assert_eq!(status, 401, "missing signature");
     let now = Timestamp::now().micros() / 1_000_000;
-    let forged = graphpay::domain::webhook::sign(b"not the secret", now, &body);
+    let forged = graphpay::domain::processor_event::sign(b"not the secret", now, &body);
     assert_eq!(
         app.raw_webhook(Some(&forged), body.clone()).await.0,
         401,
         "wrong secret"
     );
-    let good = graphpay::domain::webhook::sign(b"whsec_test", now, &body);
+    let good = graphpay::domain::processor_event::sign(b"whsec_test", now, &body);
     let mut tampered = body.clone();
     tampered.push(b' ');
     assert_eq!(
@@ -367,7 +367,7 @@ async fn webhooks_are_verified_deduplicated_and_ordered(backend: Backend) {
         "nothing changed"
     );
     assert!(
-        graphpay::persistence::webhook_writes::recorded_events(&app.db)
+        graphpay::persistence::processor_events::recorded_events(&app.db)
             .await
             .unwrap()
             .is_empty()
@@ -388,7 +388,7 @@ async fn webhooks_are_verified_deduplicated_and_ordered(backend: Backend) {
         )
         .await;
     assert_eq!(unknown["status"], "ignored");
-    let recorded = graphpay::persistence::webhook_writes::recorded_events(&app.db)
+    let recorded = graphpay::persistence::processor_events::recorded_events(&app.db)
         .await
         .unwrap();
     assert_eq!(recorded.len(), 3);

@@ -342,7 +342,7 @@ impl TestApp {
         let secret = self.config.webhook_secret.clone().unwrap_or(stored);
         let body = serde_json::to_vec(event).unwrap();
         let at = Timestamp::now().micros() / 1_000_000 - age;
-        let signature = graphpay::domain::webhook::sign(secret.as_bytes(), at, &body);
+        let signature = graphpay::domain::processor_event::sign(secret.as_bytes(), at, &body);
         self.raw_webhook(Some(&signature), body).await
     }
 

@@ -8,9 +8,9 @@ use super::entities::{payments, processor_events, refunds};
 use super::payment_writes::{Changes, Written, settle_refund_in, transition_in};
 use super::payments::Payment;
 use super::{Db, DbError, rows};
+use crate::domain::processor_event::EventKind;
 use crate::domain::state_machine::{self, PaymentOperation, RefundOperation};
 use crate::domain::time::Timestamp;
-use crate::domain::webhook::EventKind;
 
 /// A processor event as received.
 #[derive(Clone, Debug)]

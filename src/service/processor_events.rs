@@ -5,14 +5,14 @@
 use super::ServiceError;
 use super::feed::PaymentFeed;
 use super::stale::StaleRetries;
+use crate::domain::processor_event::{self, EventKind, WebhookRejection};
 use crate::domain::time::Timestamp;
-use crate::domain::webhook::{self, EventKind, WebhookRejection};
 use crate::persistence::Db;
 use crate::persistence::payment_writes::Written;
-use crate::persistence::webhook_writes::{self, IncomingEvent};
+use crate::persistence::processor_events::{self, IncomingEvent};
 
-pub use crate::persistence::webhook_writes::EventOutcome;
-use crate::processor::webhooks::WebhookEvent;
+pub use crate::persistence::processor_events::EventOutcome;
+use crate::processor::events::WebhookEvent;
 
 /// Why a delivery was refused: the processor should fix it, not retry it as is.
 #[derive(Debug)]
@@ -40,7 +40,7 @@ pub async fn receive(
     body: &[u8],
 ) -> Result<Received, ServiceError> {
     let now = Timestamp::now().micros() / 1_000_000;
-    if let Err(rejection) = webhook::verify(secret, signature, body, now) {
+    if let Err(rejection) = processor_event::verify(secret, signature, body, now) {
         tracing::warn!(?rejection, "webhook refused");
         return Ok(Received::Refused(Refusal::Signature(rejection)));
     }
@@ -76,7 +76,7 @@ pub async fn receive(
     };
     let mut retries = StaleRetries::default();
     loop {
-        if let Written::Done(outcome) = webhook_writes::apply(db, &incoming).await? {
+        if let Written::Done(outcome) = processor_events::apply(db, &incoming).await? {
             if let EventOutcome::Applied(_) = &outcome {
                 feed.nudge();
             }

@@ -9,8 +9,8 @@ use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
 
 use super::AppState;
-use crate::domain::webhook::{SIGNATURE_HEADER, WebhookRejection};
-use crate::service::webhooks::{self, EventOutcome, Received, Refusal};
+use crate::domain::processor_event::{SIGNATURE_HEADER, WebhookRejection};
+use crate::service::processor_events::{self, EventOutcome, Received, Refusal};
 
 pub async fn receive(
     State(state): State<AppState>,
@@ -18,7 +18,7 @@ pub async fn receive(
     body: Bytes,
 ) -> (StatusCode, Json<Value>) {
     let signature = headers.get(SIGNATURE_HEADER).and_then(|v| v.to_str().ok());
-    match webhooks::receive(
+    match processor_events::receive(
         &state.db,
         &state.feed,
         &state.webhook_secret,
