@@ -15,7 +15,8 @@ use crate::domain::money::MAX_AMOUNT;
 use crate::domain::paging::{self, Direction, Order, PageSize, Position, SortField};
 use crate::error::ApiError;
 use crate::persistence::Db;
-use crate::persistence::payment_pages::{self, Page, PageQuery, PaymentColumns, sort_key};
+use crate::persistence::keyset::Page;
+use crate::persistence::payment_pages::{self, PageQuery, PaymentColumns, sort_key};
 
 #[derive(Enum, Copy, Clone, Debug, Eq, PartialEq)]
 #[graphql(remote = "SortField")]
@@ -173,7 +174,7 @@ fn columns_shown(ctx: &Context<'_>) -> PaymentColumns {
 
 /// A page of payments.
 pub struct PaymentConnection {
-    page: Page,
+    page: Page<Arc<crate::persistence::payments::Payment>>,
     relations: Arc<PageRelations>,
     query: PageQuery,
     fingerprint: [u8; 8],
