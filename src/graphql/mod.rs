@@ -10,6 +10,7 @@ mod mutation;
 mod node;
 mod objects;
 pub mod over_http;
+mod paging;
 mod query;
 pub mod read_only;
 mod relations;

@@ -7,15 +7,16 @@ use std::sync::Arc;
 use async_graphql::dataloader::DataLoader;
 use async_graphql::{Context, Enum, ID, Object, Result, SimpleObject};
 
-use super::{List, known_page, page_request, position, service, viewer};
+use super::{List, service, viewer};
 use crate::domain::cursor::CursorCodec;
 use crate::domain::webhook_endpoint as domain;
 use crate::error::ApiError;
-use crate::graphql::connection::{KnownPage, PageInfo};
 use crate::graphql::limits::fields::charge_list;
 use crate::graphql::loaders::{AccountLoader, PaymentById};
 use crate::graphql::objects::Payment;
+use crate::graphql::paging::{PageInfo, Paged, page_request};
 use crate::graphql::scalars::DateTime;
+use crate::persistence::webhooks::DeliveryPageQuery;
 
 #[derive(Enum, Copy, Clone, Debug, Eq, PartialEq)]
 #[graphql(remote = "domain::DeliveryStatus")]
@@ -25,11 +26,14 @@ pub enum WebhookDeliveryStatus {
     Failed,
 }
 
+/// The attempts of a page of deliveries, by delivery id.
+type AttemptsOf = HashMap<String, Vec<domain::WebhookAttempt>>;
+
 /// One payment event on its way to one endpoint.
 pub struct WebhookDelivery {
-    pub delivery: domain::WebhookDelivery,
+    pub delivery: Arc<domain::WebhookDelivery>,
     /// The attempts of the page it was listed in, loaded together.
-    pub attempts: Option<Arc<HashMap<String, Vec<domain::WebhookAttempt>>>>,
+    pub attempts: Option<Arc<AttemptsOf>>,
 }
 
 #[Object]
@@ -112,22 +116,40 @@ pub struct WebhookDeliveryEdge {
 
 /// A page of deliveries, newest first.
 pub struct WebhookDeliveryConnection {
-    edges: Vec<WebhookDeliveryEdge>,
-    page_info: KnownPage,
+    paged: Paged<DeliveryPageQuery>,
+    attempts: Arc<AttemptsOf>,
+}
+
+impl WebhookDeliveryConnection {
+    fn node(&self, delivery: &Arc<domain::WebhookDelivery>) -> WebhookDelivery {
+        WebhookDelivery {
+            delivery: delivery.clone(),
+            attempts: Some(self.attempts.clone()),
+        }
+    }
 }
 
 #[Object]
 impl WebhookDeliveryConnection {
-    async fn edges(&self, ctx: &Context<'_>) -> Result<&[WebhookDeliveryEdge]> {
-        charge_list(ctx, self.edges.len())?;
-        Ok(&self.edges)
+    async fn edges(&self, ctx: &Context<'_>) -> Result<Vec<WebhookDeliveryEdge>> {
+        let rows = self.paged.rows();
+        charge_list(ctx, rows.len())?;
+        let codec = ctx.data::<CursorCodec>()?;
+        Ok(rows
+            .iter()
+            .map(|d| WebhookDeliveryEdge {
+                cursor: self.paged.cursor(codec, d),
+                node: self.node(d),
+            })
+            .collect())
     }
-    async fn nodes(&self, ctx: &Context<'_>) -> Result<Vec<&WebhookDelivery>> {
-        charge_list(ctx, self.edges.len())?;
-        Ok(self.edges.iter().map(|e| &e.node).collect())
+    async fn nodes(&self, ctx: &Context<'_>) -> Result<Vec<WebhookDelivery>> {
+        let rows = self.paged.rows();
+        charge_list(ctx, rows.len())?;
+        Ok(rows.iter().map(|d| self.node(d)).collect())
     }
-    async fn page_info(&self) -> PageInfo<'_> {
-        PageInfo::Known(self.page_info.clone())
+    async fn page_info(&self, ctx: &Context<'_>) -> PageInfo<'_> {
+        self.paged.page_info(ctx).await
     }
 }
 
@@ -140,37 +162,29 @@ pub(super) async fn page(
     last: Option<i32>,
     before: Option<String>,
 ) -> Result<WebhookDeliveryConnection> {
-    let list = List::Deliveries(&endpoint.id);
-    let request = page_request(ctx, list, first, after, last, before)?;
+    let listing = List::Deliveries(&endpoint.id).listing();
+    let codec = ctx.data::<CursorCodec>()?;
+    let query = DeliveryPageQuery {
+        account_id: endpoint.account_id.clone(),
+        endpoint_id: endpoint.id.clone(),
+        request: page_request(codec, listing, first, after, last, before)?,
+    };
     let page = service(ctx)?
-        .deliveries(&endpoint.account_id, &endpoint.id, &request)
+        .deliveries(&query)
         .await
         .map_err(ApiError::from)?;
     let ids: Vec<String> = page.rows.iter().map(|d| d.id.clone()).collect();
     let attempts = service(ctx)?.attempts(&ids).await.map_err(ApiError::from)?;
-    let mut by_delivery: HashMap<String, Vec<domain::WebhookAttempt>> = HashMap::new();
+    let mut by_delivery = AttemptsOf::new();
     for attempt in attempts {
         by_delivery
             .entry(attempt.delivery_id.clone())
             .or_default()
             .push(attempt);
     }
-    let attempts = Arc::new(by_delivery);
-    let codec = ctx.data::<CursorCodec>()?;
-    let fingerprint = list.fingerprint();
     Ok(WebhookDeliveryConnection {
-        page_info: known_page(&page, codec, fingerprint, |d| position(d.created_at, &d.id)),
-        edges: page
-            .rows
-            .into_iter()
-            .map(|d| WebhookDeliveryEdge {
-                cursor: codec.encode(&position(d.created_at, &d.id), fingerprint),
-                node: WebhookDelivery {
-                    delivery: d,
-                    attempts: Some(attempts.clone()),
-                },
-            })
-            .collect(),
+        paged: Paged::new(page, query, listing),
+        attempts: Arc::new(by_delivery),
     })
 }
 
@@ -181,7 +195,7 @@ pub async fn delivery_node(ctx: &Context<'_>, id: &str) -> Result<Option<Webhook
         .await
         .map_err(ApiError::from)?
         .map(|delivery| WebhookDelivery {
-            delivery,
+            delivery: Arc::new(delivery),
             attempts: None,
         }))
 }

@@ -1,20 +1,23 @@
 //! `WebhookEndpoint` and its connection: the endpoints of the viewer's account, newest
 //! first (`Query.webhookEndpoints`), and each endpoint's deliveries.
 
+use std::sync::Arc;
+
 use async_graphql::{Context, ID, Object, Result, SimpleObject};
 
 use super::deliveries::{self, WebhookDeliveryConnection};
-use super::{List, known_page, page_request, position, service, viewer};
+use super::{List, service, viewer};
 use crate::domain::cursor::CursorCodec;
 use crate::domain::webhook_endpoint as domain;
 use crate::error::ApiError;
-use crate::graphql::connection::{KnownPage, PageInfo};
 use crate::graphql::limits::fields::charge_list;
 use crate::graphql::objects::PaymentStatus;
+use crate::graphql::paging::{PageInfo, Paged, page_request};
 use crate::graphql::scalars::DateTime;
+use crate::persistence::webhooks::EndpointPageQuery;
 
 /// A URL the gateway sends this account's payment events to, signed with its secret.
-pub struct WebhookEndpoint(pub domain::WebhookEndpoint);
+pub struct WebhookEndpoint(pub Arc<domain::WebhookEndpoint>);
 
 #[Object]
 impl WebhookEndpoint {
@@ -64,22 +67,30 @@ pub struct WebhookEndpointEdge {
 
 /// A page of webhook endpoints, newest first.
 pub struct WebhookEndpointConnection {
-    edges: Vec<WebhookEndpointEdge>,
-    page_info: KnownPage,
+    paged: Paged<EndpointPageQuery>,
 }
 
 #[Object]
 impl WebhookEndpointConnection {
-    async fn edges(&self, ctx: &Context<'_>) -> Result<&[WebhookEndpointEdge]> {
-        charge_list(ctx, self.edges.len())?;
-        Ok(&self.edges)
+    async fn edges(&self, ctx: &Context<'_>) -> Result<Vec<WebhookEndpointEdge>> {
+        let rows = self.paged.rows();
+        charge_list(ctx, rows.len())?;
+        let codec = ctx.data::<CursorCodec>()?;
+        Ok(rows
+            .iter()
+            .map(|e| WebhookEndpointEdge {
+                cursor: self.paged.cursor(codec, e),
+                node: WebhookEndpoint(e.clone()),
+            })
+            .collect())
     }
-    async fn nodes(&self, ctx: &Context<'_>) -> Result<Vec<&WebhookEndpoint>> {
-        charge_list(ctx, self.edges.len())?;
-        Ok(self.edges.iter().map(|e| &e.node).collect())
+    async fn nodes(&self, ctx: &Context<'_>) -> Result<Vec<WebhookEndpoint>> {
+        let rows = self.paged.rows();
+        charge_list(ctx, rows.len())?;
+        Ok(rows.iter().cloned().map(WebhookEndpoint).collect())
     }
-    async fn page_info(&self) -> PageInfo<'_> {
-        PageInfo::Known(self.page_info.clone())
+    async fn page_info(&self, ctx: &Context<'_>) -> PageInfo<'_> {
+        self.paged.page_info(ctx).await
     }
 }
 
@@ -91,24 +102,16 @@ pub async fn endpoints(
     last: Option<i32>,
     before: Option<String>,
 ) -> Result<WebhookEndpointConnection> {
-    let list = List::Endpoints;
-    let request = page_request(ctx, list, first, after, last, before)?;
-    let page = service(ctx)?
-        .page(viewer(ctx)?, &request)
-        .await
-        .map_err(ApiError::from)?;
+    let listing = List::Endpoints.listing();
     let codec = ctx.data::<CursorCodec>()?;
-    let fingerprint = list.fingerprint();
+    let request = page_request(codec, listing, first, after, last, before)?;
+    let query = EndpointPageQuery {
+        account_id: viewer(ctx)?.to_string(),
+        request,
+    };
+    let page = service(ctx)?.page(&query).await.map_err(ApiError::from)?;
     Ok(WebhookEndpointConnection {
-        page_info: known_page(&page, codec, fingerprint, |e| position(e.created_at, &e.id)),
-        edges: page
-            .rows
-            .into_iter()
-            .map(|e| WebhookEndpointEdge {
-                cursor: codec.encode(&position(e.created_at, &e.id), fingerprint),
-                node: WebhookEndpoint(e),
-            })
-            .collect(),
+        paged: Paged::new(page, query, listing),
     })
 }
 
@@ -118,5 +121,5 @@ pub async fn endpoint_node(ctx: &Context<'_>, id: &str) -> Result<Option<Webhook
         .lookup(viewer(ctx)?, id)
         .await
         .map_err(ApiError::from)?
-        .map(WebhookEndpoint))
+        .map(|endpoint| WebhookEndpoint(Arc::new(endpoint))))
 }

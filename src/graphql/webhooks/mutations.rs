@@ -1,6 +1,8 @@
 //! The management operations on merchant webhook endpoints that `Mutation` exposes:
 //! create, update, delete, and redeliver one delivery; their inputs and payloads.
 
+use std::sync::Arc;
+
 use async_graphql::{Context, ID, InputObject, Result, SimpleObject};
 
 use super::deliveries::WebhookDelivery;
@@ -74,7 +76,7 @@ pub async fn create(
         .map_err(ApiError::from)?;
     Ok(CreateWebhookEndpointPayload {
         secret: endpoint.secret.clone(),
-        endpoint: WebhookEndpoint(endpoint),
+        endpoint: WebhookEndpoint(Arc::new(endpoint)),
     })
 }
 
@@ -93,7 +95,7 @@ pub async fn update(
         .await
         .map_err(ApiError::from)?;
     Ok(WebhookEndpointPayload {
-        endpoint: WebhookEndpoint(endpoint),
+        endpoint: WebhookEndpoint(Arc::new(endpoint)),
     })
 }
 
@@ -112,7 +114,7 @@ pub async fn redeliver(ctx: &Context<'_>, delivery_id: ID) -> Result<WebhookDeli
         .map_err(ApiError::from)?;
     Ok(WebhookDeliveryPayload {
         delivery: WebhookDelivery {
-            delivery,
+            delivery: Arc::new(delivery),
             attempts: None,
         },
     })

@@ -1,29 +1,67 @@
 //! Deliveries of payment events to merchant endpoints in storage: one endpoint's listed a
 //! page at a time, read with their attempts, and made due again on redelivery.
 
-use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use std::sync::Arc;
 
-use super::pages::{Page, PageRequest, keyset_page};
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ColumnTrait, EntityTrait, FromQueryResult, QueryFilter, QueryOrder, QueryResult, Select,
+};
+
 use super::rows::{attempt, delivery};
+use crate::domain::paging::Direction;
 use crate::domain::time::Timestamp;
 use crate::domain::webhook_endpoint::{DeliveryStatus, WebhookAttempt, WebhookDelivery};
 use crate::persistence::entities::{webhook_attempts, webhook_deliveries};
+use crate::persistence::keyset::{Keyset, PageRequest, Window};
 use crate::persistence::{Db, DbError};
 
-pub async fn delivery_page(
-    db: &Db,
-    account_id: &str,
-    endpoint_id: &str,
-    request: &PageRequest,
-) -> Result<Page<WebhookDelivery>, DbError> {
-    use webhook_deliveries::{Column, Entity};
-    let base = Entity::find()
-        .filter(Column::AccountId.eq(account_id))
-        .filter(Column::EndpointId.eq(endpoint_id));
-    keyset_page(db, base, Column::CreatedAt, Column::Id, request)
-        .await?
-        .map(delivery)
+/// A page of the deliveries to one endpoint of an account, newest first.
+#[derive(Clone, Debug)]
+pub struct DeliveryPageQuery {
+    pub account_id: String,
+    pub endpoint_id: String,
+    pub request: PageRequest,
+}
+
+impl Keyset for DeliveryPageQuery {
+    type Entity = webhook_deliveries::Entity;
+    type Row = Arc<WebhookDelivery>;
+
+    fn scope(&self) -> Select<webhook_deliveries::Entity> {
+        webhook_deliveries::Entity::find()
+            .filter(webhook_deliveries::Column::AccountId.eq(&self.account_id))
+            .filter(webhook_deliveries::Column::EndpointId.eq(&self.endpoint_id))
+    }
+
+    fn key_column(&self) -> webhook_deliveries::Column {
+        webhook_deliveries::Column::CreatedAt
+    }
+
+    fn id_column(&self) -> webhook_deliveries::Column {
+        webhook_deliveries::Column::Id
+    }
+
+    fn direction(&self) -> Direction {
+        Direction::Desc
+    }
+
+    fn window(&self) -> Window<'_> {
+        self.request.window()
+    }
+
+    fn row(&self, row: &QueryResult) -> Result<Arc<WebhookDelivery>, DbError> {
+        let model = webhook_deliveries::Model::from_query_result(row, "")?;
+        delivery(model).map(Arc::new)
+    }
+
+    fn sort_key(&self, row: &Arc<WebhookDelivery>) -> i64 {
+        row.created_at.micros()
+    }
+
+    fn id<'r>(&self, row: &'r Arc<WebhookDelivery>) -> &'r str {
+        &row.id
+    }
 }
 
 pub async fn find_delivery(

@@ -1,16 +1,19 @@
 //! Merchant webhook endpoints in storage: written, read, listed a page at a time, deleted
 //! with what was delivered to them.
 
+use std::sync::Arc;
+
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, PaginatorTrait, QueryFilter,
-    QuerySelect,
+    ActiveModelTrait, ColumnTrait, EntityTrait, FromQueryResult, IntoActiveModel, PaginatorTrait,
+    QueryFilter, QueryResult, QuerySelect, Select,
 };
 
-use super::pages::{Page, PageRequest, keyset_page};
 use super::rows::{endpoint, endpoint_row};
+use crate::domain::paging::Direction;
 use crate::domain::webhook_endpoint::WebhookEndpoint;
 use crate::persistence::entities::{webhook_attempts, webhook_deliveries, webhook_endpoints};
+use crate::persistence::keyset::{Keyset, PageRequest, Window};
 use crate::persistence::{Db, DbError};
 
 pub async fn insert_endpoint(db: &Db, endpoint: &WebhookEndpoint) -> Result<(), DbError> {
@@ -101,16 +104,50 @@ pub async fn delete_endpoint(db: &Db, account_id: &str, id: &str) -> Result<bool
     Ok(deleted.rows_affected == 1)
 }
 
-pub async fn endpoint_page(
-    db: &Db,
-    account_id: &str,
-    request: &PageRequest,
-) -> Result<Page<WebhookEndpoint>, DbError> {
-    use webhook_endpoints::{Column, Entity};
-    let base = Entity::find().filter(Column::AccountId.eq(account_id));
-    keyset_page(db, base, Column::CreatedAt, Column::Id, request)
-        .await?
-        .map(endpoint)
+/// A page of one account's endpoints, newest first.
+#[derive(Clone, Debug)]
+pub struct EndpointPageQuery {
+    pub account_id: String,
+    pub request: PageRequest,
+}
+
+impl Keyset for EndpointPageQuery {
+    type Entity = webhook_endpoints::Entity;
+    type Row = Arc<WebhookEndpoint>;
+
+    fn scope(&self) -> Select<webhook_endpoints::Entity> {
+        webhook_endpoints::Entity::find()
+            .filter(webhook_endpoints::Column::AccountId.eq(&self.account_id))
+    }
+
+    fn key_column(&self) -> webhook_endpoints::Column {
+        webhook_endpoints::Column::CreatedAt
+    }
+
+    fn id_column(&self) -> webhook_endpoints::Column {
+        webhook_endpoints::Column::Id
+    }
+
+    fn direction(&self) -> Direction {
+        Direction::Desc
+    }
+
+    fn window(&self) -> Window<'_> {
+        self.request.window()
+    }
+
+    fn row(&self, row: &QueryResult) -> Result<Arc<WebhookEndpoint>, DbError> {
+        let model = webhook_endpoints::Model::from_query_result(row, "")?;
+        endpoint(model).map(Arc::new)
+    }
+
+    fn sort_key(&self, row: &Arc<WebhookEndpoint>) -> i64 {
+        row.created_at.micros()
+    }
+
+    fn id<'r>(&self, row: &'r Arc<WebhookEndpoint>) -> &'r str {
+        &row.id
+    }
 }
 
 /// Enabled endpoints of the given accounts.

@@ -6,14 +6,12 @@ mod attempts;
 mod deliveries;
 mod endpoints;
 mod fan_out;
-mod pages;
 mod rows;
 
 pub use attempts::{AttemptResult, Claimed, claim_due, next_due, record_attempt};
-pub use deliveries::{attempts_of, delivery_page, find_delivery, redeliver};
+pub use deliveries::{DeliveryPageQuery, attempts_of, find_delivery, redeliver};
 pub use endpoints::{
-    any_enabled_endpoint, delete_endpoint, enabled_endpoints_of, endpoint_page, find_endpoint,
+    EndpointPageQuery, any_enabled_endpoint, delete_endpoint, enabled_endpoints_of, find_endpoint,
     insert_endpoint, update_endpoint,
 };
 pub use fan_out::{FanOutRound, NewDelivery, begin_fan_out, fan_out_cursor};
-pub use pages::{Page, PageRequest};
