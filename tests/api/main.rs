@@ -33,3 +33,4 @@ mod schema;
 mod subscriptions;
 mod total_count;
 mod trusted_documents;
+mod webhook_pages;
