@@ -57,15 +57,27 @@ impl CursorCodec {
     }
 
     pub fn encode(&self, position: &Position, fingerprint: [u8; 8]) -> String {
-        self.encode_version(CURSOR_VERSION, position, fingerprint)
+        self.encode_at(position.key, &position.id, fingerprint)
     }
 
+    /// [`CursorCodec::encode`] of the position `(key, id)` as a listed row holds them, with no
+    /// `Position` to build.
+    pub fn encode_at(&self, key: i64, id: &str, fingerprint: [u8; 8]) -> String {
+        self.encode_parts(CURSOR_VERSION, key, id, fingerprint)
+    }
+
+    /// A cursor of another version, as another server might sign one.
+    #[cfg(test)]
     fn encode_version(&self, version: u8, position: &Position, fingerprint: [u8; 8]) -> String {
-        let suffix = position.id.split_once('_').map_or("", |(_, suffix)| suffix);
+        self.encode_parts(version, position.key, &position.id, fingerprint)
+    }
+
+    fn encode_parts(&self, version: u8, key: i64, id: &str, fingerprint: [u8; 8]) -> String {
+        let suffix = id.split_once('_').map_or("", |(_, suffix)| suffix);
         let ulid = Ulid::from_string(suffix).unwrap_or_default();
         let mut bytes = Vec::with_capacity(CURSOR_LEN);
         bytes.push(version);
-        bytes.extend_from_slice(&position.key.to_be_bytes());
+        bytes.extend_from_slice(&key.to_be_bytes());
         bytes.extend_from_slice(&ulid.to_bytes());
         bytes.extend_from_slice(&fingerprint);
         let mut mac = self.mac();

@@ -8,14 +8,16 @@ use std::sync::Arc;
 use super::limits::fields::charge_list;
 use super::listed::{Edges, Listed, Nodes, Shown};
 use super::objects::{Payment, PaymentStatus};
+use super::paging::{Listing, PageInfo, Paged, page_size, position};
 use super::relations::PageRelations;
 use super::scalars::{Currency, DateTime};
-use crate::domain::cursor::{CursorCodec, CursorError};
+use crate::domain::cursor::CursorCodec;
+use crate::domain::ids::IdKind;
 use crate::domain::money::MAX_AMOUNT;
-use crate::domain::paging::{self, Direction, Order, PageSize, Position, SortField};
+use crate::domain::paging::{self, Direction, Order, SortField};
 use crate::error::ApiError;
 use crate::persistence::Db;
-use crate::persistence::payment_pages::{self, Page, PageQuery, PaymentColumns, sort_key};
+use crate::persistence::payment_pages::{self, PageQuery, PaymentColumns};
 
 #[derive(Enum, Copy, Clone, Debug, Eq, PartialEq)]
 #[graphql(remote = "SortField")]
@@ -106,8 +108,7 @@ pub async fn payments(
 ) -> Result<PaymentConnection> {
     let db = ctx.data::<Db>()?;
     let codec = ctx.data::<CursorCodec>()?;
-    let size =
-        PageSize::from_params(args.first, args.last).map_err(ApiError::PageSizeOutOfRange)?;
+    let size = page_size(args.first, args.last)?;
     let filter = args.filter.unwrap_or_default().into_domain()?;
     let order = args
         .order_by
@@ -116,21 +117,14 @@ pub async fn payments(
             direction: o.direction.into(),
         })
         .unwrap_or_default();
-    let fingerprint = paging::fingerprint(&filter, order);
-    let decode = |cursor: Option<String>| -> Result<Option<Position>, ApiError> {
-        cursor
-            .map(|c| {
-                codec.decode(&c, fingerprint).map_err(|e| match e {
-                    CursorError::Invalid(why) => ApiError::InvalidCursor(why.to_string()),
-                    CursorError::Mismatch => ApiError::CursorMismatch,
-                })
-            })
-            .transpose()
+    let listing = Listing {
+        kind: IdKind::Payment,
+        fingerprint: paging::fingerprint(&filter, order),
     };
     let query = PageQuery {
         account_id: account_id.to_string(),
-        after: decode(args.after)?,
-        before: decode(args.before)?,
+        after: position(codec, listing, args.after)?,
+        before: position(codec, listing, args.before)?,
         filter,
         order,
         size,
@@ -146,9 +140,7 @@ pub async fn payments(
     let ids = page.rows.iter().map(|p| p.id.clone()).collect();
     Ok(PaymentConnection {
         relations: PageRelations::new(account_id, ids),
-        page,
-        query,
-        fingerprint,
+        paged: Paged::new(page, query, listing),
     })
 }
 
@@ -173,27 +165,21 @@ fn columns_shown(ctx: &Context<'_>) -> PaymentColumns {
 
 /// A page of payments.
 pub struct PaymentConnection {
-    page: Page,
+    paged: Paged<PageQuery>,
     relations: Arc<PageRelations>,
-    query: PageQuery,
-    fingerprint: [u8; 8],
 }
 
 impl PaymentConnection {
     pub(super) fn rows(&self) -> &[Arc<crate::persistence::payments::Payment>] {
-        &self.page.rows
+        self.paged.rows()
     }
 
     pub(super) fn cursor(
         &self,
         codec: &CursorCodec,
-        payment: &crate::persistence::payments::Payment,
+        payment: &Arc<crate::persistence::payments::Payment>,
     ) -> String {
-        let position = Position {
-            key: sort_key(payment, self.query.order.field),
-            id: payment.id.clone(),
-        };
-        codec.encode(&position, self.fingerprint)
+        self.paged.cursor(codec, payment)
     }
 
     fn node(&self, payment: &Arc<crate::persistence::payments::Payment>) -> Payment {
@@ -206,8 +192,7 @@ impl PaymentConnection {
 
     /// The edges, to be resolved field by field.
     pub(super) fn edge_list(&self, codec: &CursorCodec) -> Vec<PaymentEdge> {
-        self.page
-            .rows
+        self.rows()
             .iter()
             .map(|p| PaymentEdge {
                 cursor: self.cursor(codec, p),
@@ -218,33 +203,34 @@ impl PaymentConnection {
 
     /// The nodes, to be resolved field by field.
     pub(super) fn node_list(&self) -> Vec<Payment> {
-        self.page.rows.iter().map(|p| self.node(p)).collect()
+        self.rows().iter().map(|p| self.node(p)).collect()
     }
 }
 
 #[Object]
 impl PaymentConnection {
     async fn edges(&self, ctx: &Context<'_>) -> Result<Listed<'_, Edges>> {
-        charge_list(ctx, self.page.rows.len())?;
+        charge_list(ctx, self.rows().len())?;
         Ok(Listed::new(self))
     }
 
     async fn nodes(&self, ctx: &Context<'_>) -> Result<Listed<'_, Nodes>> {
-        charge_list(ctx, self.page.rows.len())?;
+        charge_list(ctx, self.rows().len())?;
         Ok(Listed::new(self))
     }
 
-    async fn page_info(&self) -> PageInfo<'_> {
-        PageInfo::Payments(self)
+    async fn page_info(&self, ctx: &Context<'_>) -> PageInfo<'_> {
+        self.paged.page_info(ctx).await
     }
 
     /// How many payments match the filter, across all pages. Counted only when selected.
     async fn total_count(&self, ctx: &Context<'_>) -> Result<i64> {
-        if let Some(total) = self.page.total {
+        if let Some(total) = self.paged.total() {
             return Ok(i64::try_from(total).unwrap_or(i64::MAX));
         }
         let db = ctx.data::<Db>()?;
-        let n = payment_pages::count(db, &self.query.account_id, &self.query.filter)
+        let query = self.paged.query();
+        let n = payment_pages::count(db, &query.account_id, &query.filter)
             .await
             .map_err(ApiError::from)?;
         Ok(i64::try_from(n).unwrap_or(i64::MAX))
@@ -264,78 +250,5 @@ pub struct PaymentEdge {
 impl PaymentEdge {
     async fn node(&self) -> &Payment {
         &self.node
-    }
-}
-
-/// Where a page sits. Both flags are exact; for payments the one for the direction opposite
-/// to paging costs an indexed probe, made only when it is selected.
-pub enum PageInfo<'a> {
-    Payments(&'a PaymentConnection),
-    /// A page whose flags and cursors are known when it is read.
-    Known(KnownPage),
-}
-
-/// The flags and cursors of a page, worked out when it was read.
-#[derive(Clone, Debug, Default)]
-pub struct KnownPage {
-    pub has_next_page: bool,
-    pub has_previous_page: bool,
-    pub start_cursor: Option<String>,
-    pub end_cursor: Option<String>,
-}
-
-async fn behind(ctx: &Context<'_>, connection: &PaymentConnection) -> Result<bool> {
-    let db = ctx.data::<Db>()?;
-    Ok(payment_pages::exists_behind(db, &connection.query)
-        .await
-        .map_err(ApiError::from)?)
-}
-
-#[Object]
-impl PageInfo<'_> {
-    async fn has_next_page(&self, ctx: &Context<'_>) -> Result<bool> {
-        match self {
-            PageInfo::Payments(connection) if connection.page.backward => {
-                behind(ctx, connection).await
-            }
-            PageInfo::Payments(connection) => Ok(connection.page.more),
-            PageInfo::Known(page) => Ok(page.has_next_page),
-        }
-    }
-
-    async fn has_previous_page(&self, ctx: &Context<'_>) -> Result<bool> {
-        match self {
-            PageInfo::Payments(connection) if connection.page.backward => Ok(connection.page.more),
-            PageInfo::Payments(connection) => behind(ctx, connection).await,
-            PageInfo::Known(page) => Ok(page.has_previous_page),
-        }
-    }
-
-    async fn start_cursor(&self, ctx: &Context<'_>) -> Result<Option<String>> {
-        match self {
-            PageInfo::Payments(connection) => {
-                let codec = ctx.data::<CursorCodec>()?;
-                Ok(connection
-                    .page
-                    .rows
-                    .first()
-                    .map(|p| connection.cursor(codec, p)))
-            }
-            PageInfo::Known(page) => Ok(page.start_cursor.clone()),
-        }
-    }
-
-    async fn end_cursor(&self, ctx: &Context<'_>) -> Result<Option<String>> {
-        match self {
-            PageInfo::Payments(connection) => {
-                let codec = ctx.data::<CursorCodec>()?;
-                Ok(connection
-                    .page
-                    .rows
-                    .last()
-                    .map(|p| connection.cursor(codec, p)))
-            }
-            PageInfo::Known(page) => Ok(page.end_cursor.clone()),
-        }
     }
 }

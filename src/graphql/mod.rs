@@ -11,6 +11,7 @@ mod node;
 mod objects;
 pub mod operation;
 pub mod over_http;
+mod paging;
 mod query;
 pub mod read_only;
 mod relations;

@@ -9,6 +9,7 @@ mod entities;
 mod error;
 pub mod feed;
 pub mod idempotency_keys;
+pub mod keyset;
 pub mod payment_pages;
 pub mod payment_writes;
 pub mod payments;

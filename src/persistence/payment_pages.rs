@@ -1,20 +1,19 @@
-//! Keyset pagination over one account's payments.
-//!
-//! `WHERE account_id = ? AND (key, id) > (?, ?) ORDER BY key, id LIMIT n + 1` and its mirrored
-//! forms: the row-value comparison lets both SQLite and PostgreSQL seek straight into the
-//! (account_id, key, id) index, so a page costs the same at any depth. Never OFFSET.
+//! The payments listing: one account's payments, by creation time or amount, filtered; a
+//! [`Keyset`] for the one paginator ([`super::keyset`]), which pages it. A page reads only
+//! the columns its reader shows ([`PaymentColumns`]), and `totalCount` comes with the page's
+//! own statement where the account's status counts answer it.
 
 use std::sync::Arc;
 
-use sea_orm::sea_query::QueryStatementBuilder;
-use sea_orm::sea_query::{Expr, ExprTrait, IntoColumnRef};
+use sea_orm::sea_query::{Expr, ExprTrait, QueryStatementBuilder};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, EntityTrait, Order as SqlOrder, PaginatorTrait, QueryFilter,
-    QueryOrder, QuerySelect, QueryTrait, Select,
+    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryResult,
+    QuerySelect, Select,
 };
-use sea_orm::{DbBackend, Statement};
 
 use super::entities::payments;
+use super::keyset::{Keyset, TOTAL_COLUMN, Window, total_of};
+pub use super::keyset::{exists_behind, fetch, fetch_with_total};
 use super::payments::Payment;
 pub use super::rows::PaymentColumns;
 use super::{Db, DbError, rows};
@@ -36,18 +35,58 @@ pub struct PageQuery {
     pub columns: PaymentColumns,
 }
 
-/// A page in the requested order.
-#[derive(Clone, Debug)]
-pub struct Page {
+impl Keyset for PageQuery {
+    type Entity = payments::Entity;
     /// Shared, not copied, by whatever shows them (a connection's edges and nodes).
-    pub rows: Vec<Arc<Payment>>,
-    /// Whether more rows follow in the paging direction (from the one extra row fetched):
-    /// `hasNextPage` for `first`, `hasPreviousPage` for `last`.
-    pub more: bool,
-    /// Paged with `last`/`before`.
-    pub backward: bool,
-    /// The rows the filter selects across all pages, when read with the page.
-    pub total: Option<u64>,
+    type Row = Arc<Payment>;
+
+    fn scope(&self) -> Select<payments::Entity> {
+        filtered(&self.account_id, &self.filter)
+    }
+
+    fn key_column(&self) -> payments::Column {
+        key_column(self.order.field)
+    }
+
+    fn id_column(&self) -> payments::Column {
+        payments::Column::Id
+    }
+
+    fn direction(&self) -> Direction {
+        self.order.direction
+    }
+
+    fn window(&self) -> Window<'_> {
+        Window {
+            size: self.size,
+            after: self.after.as_ref(),
+            before: self.before.as_ref(),
+        }
+    }
+
+    fn columns(&self, select: Select<payments::Entity>) -> Select<payments::Entity> {
+        select
+            .select_only()
+            .columns(self.columns.list().iter().copied())
+    }
+
+    /// The status counts' sum, where they answer the filter ([`counted_by_status`]).
+    fn total(&self) -> Option<Expr> {
+        counted_by_status(&self.filter)
+            .then(|| status_count(&self.account_id, &self.filter.statuses))
+    }
+
+    fn row(&self, row: &QueryResult) -> Result<Arc<Payment>, DbError> {
+        rows::payment_in(row, self.columns, &self.account_id).map(Arc::new)
+    }
+
+    fn sort_key(&self, row: &Arc<Payment>) -> i64 {
+        sort_key(row, self.order.field)
+    }
+
+    fn id<'r>(&self, row: &'r Arc<Payment>) -> &'r str {
+        &row.id
+    }
 }
 
 /// The value of the sort key of a row, as a cursor holds it.
@@ -90,174 +129,6 @@ fn filtered(account_id: &str, filter: &PaymentFilter) -> Select<payments::Entity
     query
 }
 
-/// Which side of a position to keep, in scan order.
-#[derive(Clone, Copy)]
-enum Side {
-    Greater,
-    Less,
-    GreaterOrEqual,
-    LessOrEqual,
-}
-
-/// `(key, id) <op> (position.key, position.id)` as one row-value comparison.
-fn beyond(field: SortField, side: Side, position: &Position) -> Expr {
-    let columns = Expr::tuple([
-        Expr::col(key_column(field).into_column_ref()),
-        Expr::col(payments::Column::Id.into_column_ref()),
-    ]);
-    let values = Expr::tuple([Expr::val(position.key), Expr::val(position.id.clone())]);
-    match side {
-        Side::Greater => columns.gt(values),
-        Side::Less => columns.lt(values),
-        Side::GreaterOrEqual => columns.gte(values),
-        Side::LessOrEqual => columns.lte(values),
-    }
-}
-
-/// Rows strictly after `position` in `order` (`Less` in a descending order).
-fn after_side(direction: Direction) -> Side {
-    match direction {
-        Direction::Asc => Side::Greater,
-        Direction::Desc => Side::Less,
-    }
-}
-
-fn before_side(direction: Direction) -> Side {
-    match direction {
-        Direction::Asc => Side::Less,
-        Direction::Desc => Side::Greater,
-    }
-}
-
-/// Rows at or before `position` in `order`: the complement of `after_side`.
-fn not_after_side(direction: Direction) -> Side {
-    match direction {
-        Direction::Asc => Side::LessOrEqual,
-        Direction::Desc => Side::GreaterOrEqual,
-    }
-}
-
-fn not_before_side(direction: Direction) -> Side {
-    match direction {
-        Direction::Asc => Side::GreaterOrEqual,
-        Direction::Desc => Side::LessOrEqual,
-    }
-}
-
-fn sql_order(direction: Direction, reversed: bool) -> SqlOrder {
-    match (direction, reversed) {
-        (Direction::Asc, false) | (Direction::Desc, true) => SqlOrder::Asc,
-        (Direction::Desc, false) | (Direction::Asc, true) => SqlOrder::Desc,
-    }
-}
-
-/// The statement that fetches a page in scan order (reversed for `last`), to be run
-/// [`limited`] to `limit + 1` rows.
-fn page_select(query: &PageQuery) -> (Select<payments::Entity>, u64, bool) {
-    let field = query.order.field;
-    let direction = query.order.direction;
-    let mut select = filtered(&query.account_id, &query.filter);
-    if let Some(after) = &query.after {
-        select = select.filter(beyond(field, after_side(direction), after));
-    }
-    if let Some(before) = &query.before {
-        select = select.filter(beyond(field, before_side(direction), before));
-    }
-    let (limit, backward) = match query.size {
-        PageSize::First(n) => (n, false),
-        PageSize::Last(n) => (n, true),
-    };
-    let order = sql_order(direction, backward);
-    let select = select
-        .select_only()
-        .columns(query.columns.list().iter().copied())
-        .order_by(key_column(field), order.clone())
-        .order_by(payments::Column::Id, order);
-    (select, limit, backward)
-}
-
-/// `select` for `backend` with `LIMIT n` written into its text instead of bound as a
-/// parameter. With a bound limit PostgreSQL plans the prepared statement afresh on every
-/// execution (its generic plan, costed for an unknown limit, never looks as cheap as a custom
-/// one, so it is never chosen); with the number in the text it keeps one generic plan from
-/// the sixth execution on. `n` is a page size the API has bounded (or 1): one text per page
-/// size a client uses. A client that varies its page size widely makes a connection's cache
-/// of prepared statements turn over, which costs a parse per page, as an unprepared
-/// statement would.
-fn limited(select: Select<payments::Entity>, backend: DbBackend, n: u64) -> Statement {
-    let mut statement = select.build(backend);
-    statement.sql.push_str(" LIMIT ");
-    statement.sql.push_str(&n.to_string());
-    statement
-}
-
-/// Is there a row of the filtered set on the given side of `position`? One indexed probe.
-async fn exists_beyond(
-    db: &Db,
-    query: &PageQuery,
-    side: Side,
-    position: &Position,
-) -> Result<bool, DbError> {
-    let probe = filtered(&query.account_id, &query.filter)
-        .filter(beyond(query.order.field, side, position))
-        .select_only()
-        .column(payments::Column::Id);
-    let backend = db.conn().get_database_backend();
-    let found = db.conn().query_one_raw(limited(probe, backend, 1)).await?;
-    Ok(found.is_some())
-}
-
-/// Fetches one page: one statement, `limit + 1` rows, the extra row telling whether more
-/// follow in the paging direction.
-pub async fn fetch(db: &Db, query: &PageQuery) -> Result<Page, DbError> {
-    fetch_in(db, query, false).await
-}
-
-/// [`fetch`], and the number of payments the filter selects across all pages when the status
-/// counts answer it ([`counted_by_status`]): read by the same statement, as a column of every
-/// row (an uncorrelated subquery, computed once), so that `totalCount` costs no round trip of
-/// its own. `Page::total` is `None` otherwise, and for an empty page.
-pub async fn fetch_with_total(db: &Db, query: &PageQuery) -> Result<Page, DbError> {
-    fetch_in(db, query, counted_by_status(&query.filter)).await
-}
-
-#[tracing::instrument(level = "debug", skip_all, fields(account_id = %query.account_id))]
-async fn fetch_in(db: &Db, query: &PageQuery, with_total: bool) -> Result<Page, DbError> {
-    let (mut select, limit, backward) = page_select(query);
-    if with_total {
-        select = select.expr_as(
-            status_count(&query.account_id, &query.filter.statuses),
-            TOTAL_COLUMN,
-        );
-    }
-    let backend = db.conn().get_database_backend();
-    let found = db
-        .conn()
-        .query_all_raw(limited(select, backend, limit + 1))
-        .await?;
-    let total = match found.first() {
-        Some(row) if with_total => Some(total_of(row)?),
-        _ => None,
-    };
-    let mut rows = found
-        .iter()
-        .map(|row| rows::payment_in(row, query.columns, &query.account_id))
-        .collect::<Result<Vec<_>, _>>()?;
-    let more = rows.len() as u64 > limit;
-    rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
-    if backward {
-        rows.reverse();
-    }
-    Ok(Page {
-        rows: rows.into_iter().map(Arc::new).collect(),
-        more,
-        backward,
-        total,
-    })
-}
-
-const TOTAL_COLUMN: &str = "page_total";
-
 /// The sum of the account's status counts for `statuses` (all when empty), as an expression.
 fn status_count(account_id: &str, statuses: &[PaymentStatus]) -> Expr {
     let mut sum = sea_orm::sea_query::Query::select();
@@ -268,22 +139,6 @@ fn status_count(account_id: &str, statuses: &[PaymentStatus]) -> Expr {
         sum.and_where(Expr::col("status").is_in(statuses.iter().map(|s| s.as_str())));
     }
     Expr::SubQuery(None, Box::new(sum.into_sub_query_statement()))
-}
-
-/// The flag for the direction opposite to paging, exact: is there any row of the filtered
-/// set on the far side of the cursor the page starts from (`hasPreviousPage` for
-/// `first`/`after`, `hasNextPage` for `last`/`before`)? One indexed probe, run only when a
-/// client asks for it.
-pub async fn exists_behind(db: &Db, query: &PageQuery) -> Result<bool, DbError> {
-    let direction = query.order.direction;
-    let (cursor, side) = match query.size {
-        PageSize::First(_) => (&query.after, not_after_side(direction)),
-        PageSize::Last(_) => (&query.before, not_before_side(direction)),
-    };
-    match cursor {
-        Some(position) => exists_beyond(db, query, side, position).await,
-        None => Ok(false),
-    }
 }
 
 /// Number of rows the filter selects (for `totalCount`, run only when it is asked for).
@@ -333,23 +188,18 @@ async fn count_by_status(
     total_of(&row)
 }
 
-/// The status counts' sum in a row of [`status_count`]'s column.
-fn total_of(row: &sea_orm::QueryResult) -> Result<u64, DbError> {
-    let total: i64 = row.try_get("", TOTAL_COLUMN)?;
-    u64::try_from(total).map_err(|_| DbError::Other(format!("a negative count: {total}")))
-}
-
 /// The SQL of the page statement with its values inlined, for `EXPLAIN`.
 ///
 /// Exists for the tests and benchmarks (feature `test-support`).
 #[cfg(feature = "test-support")]
 pub fn page_sql(backend: super::Backend, query: &PageQuery) -> String {
     let backend = match backend {
-        super::Backend::Sqlite => DbBackend::Sqlite,
-        super::Backend::Postgres => DbBackend::Postgres,
+        super::Backend::Sqlite => sea_orm::DbBackend::Sqlite,
+        super::Backend::Postgres => sea_orm::DbBackend::Postgres,
     };
-    let (select, limit, _) = page_select(query);
-    limited(select, backend, limit + 1).to_string()
+    super::keyset::page_statement(query, backend, None)
+        .0
+        .to_string()
 }
 
 /// The OFFSET form of a page, only as the baseline the pagination benchmark compares against;
@@ -364,7 +214,8 @@ pub async fn offset_page_for_benchmark(
     offset: u64,
     limit: u64,
 ) -> Result<Vec<Payment>, DbError> {
-    let sql = sql_order(order.direction, false);
+    use sea_orm::QueryOrder;
+    let sql = super::keyset::sql_order(order.direction, false);
     filtered(account_id, &PaymentFilter::default())
         .order_by(key_column(order.field), sql.clone())
         .order_by(payments::Column::Id, sql)

@@ -1,13 +1,17 @@
 //! Managing merchant webhook endpoints and reading their deliveries: every argument checked
 //! (the URL against the address policy), every read and write scoped to the viewer's account.
 
+use std::sync::Arc;
+
 use crate::delivery::address::AddressPolicy;
 use crate::delivery::signing::Secret;
 use crate::domain::ids::{IdKind, is_id_of, new_id};
+use crate::domain::paging::PageSize;
 use crate::domain::status::PaymentStatus;
 use crate::domain::time::Timestamp;
 use crate::domain::webhook_endpoint::{WebhookAttempt, WebhookDelivery, WebhookEndpoint};
-use crate::persistence::webhooks::{self, Page, PageRequest};
+use crate::persistence::keyset::{self, Page, PageRequest};
+use crate::persistence::webhooks::{self, DeliveryPageQuery, EndpointPageQuery};
 use crate::persistence::{Db, feed};
 
 use super::{ServiceError, check_free_text};
@@ -61,13 +65,15 @@ impl WebhookEndpoints {
             new.description.as_deref(),
             MAX_DESCRIPTION_LEN,
         )?;
-        let existing = webhooks::endpoint_page(
+        let existing = keyset::fetch(
             &self.db,
-            account_id,
-            &PageRequest {
-                size: crate::domain::paging::PageSize::First(MAX_ENDPOINTS_PER_ACCOUNT as u64),
-                after: None,
-                before: None,
+            &EndpointPageQuery {
+                account_id: account_id.to_string(),
+                request: PageRequest {
+                    size: PageSize::First(MAX_ENDPOINTS_PER_ACCOUNT as u64),
+                    after: None,
+                    before: None,
+                },
             },
         )
         .await?;
@@ -180,21 +186,20 @@ impl WebhookEndpoints {
         Ok(webhooks::find_endpoint(&self.db, account_id, id).await?)
     }
 
+    /// A page of the account's endpoints (the query names the account).
     pub async fn page(
         &self,
-        account_id: &str,
-        request: &PageRequest,
-    ) -> Result<Page<WebhookEndpoint>, ServiceError> {
-        Ok(webhooks::endpoint_page(&self.db, account_id, request).await?)
+        query: &EndpointPageQuery,
+    ) -> Result<Page<Arc<WebhookEndpoint>>, ServiceError> {
+        Ok(keyset::fetch(&self.db, query).await?)
     }
 
+    /// A page of one endpoint's deliveries (the query names the account and the endpoint).
     pub async fn deliveries(
         &self,
-        account_id: &str,
-        endpoint_id: &str,
-        request: &PageRequest,
-    ) -> Result<Page<WebhookDelivery>, ServiceError> {
-        Ok(webhooks::delivery_page(&self.db, account_id, endpoint_id, request).await?)
+        query: &DeliveryPageQuery,
+    ) -> Result<Page<Arc<WebhookDelivery>>, ServiceError> {
+        Ok(keyset::fetch(&self.db, query).await?)
     }
 
     /// The delivery `id` of `account_id`, or `None` (for `node(id)`).

@@ -34,3 +34,4 @@ mod schema;
 mod subscriptions;
 mod total_count;
 mod trusted_documents;
+mod webhook_pages;
