@@ -2,11 +2,11 @@
 
 pub mod cli;
 pub mod config;
-pub mod delivery;
 pub mod domain;
 pub mod error;
 pub mod graphql;
 pub mod http;
+pub mod merchant_webhooks;
 pub mod metrics;
 pub mod persistence;
 pub mod processor;

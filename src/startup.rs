@@ -11,7 +11,6 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::config::Config;
-use crate::delivery::worker::Deliveries;
 use crate::domain::client_token::TokenSigner;
 use crate::domain::cursor::CursorCodec;
 use crate::domain::time::Timestamp;
@@ -20,6 +19,8 @@ use crate::graphql::trusted_documents::{ManifestError, TrustedDocuments};
 use crate::graphql::{self, Guards, SubscriptionSlots};
 use crate::http::cors::AllowedOrigins;
 use crate::http::{self, AppState, ConnectionLimits, PlaygroundPage};
+use crate::merchant_webhooks::endpoints::WebhookEndpoints;
+use crate::merchant_webhooks::worker::Deliveries;
 use crate::metrics::exporter::{MetricsError, MetricsListener};
 use crate::persistence::{Db, DbError, accounts, idempotency_keys, settings};
 use crate::processor::breaker::CircuitBreaker;
@@ -31,7 +32,6 @@ use crate::service::feed::PaymentFeed;
 use crate::service::idempotency::IdempotencySettings;
 use crate::service::payments::PaymentService;
 use crate::service::reconcile::ReconcileSettings;
-use crate::service::webhook_endpoints::WebhookEndpoints;
 
 /// The setting that holds the key cursors are signed with: made on first start, shared by
 /// every instance on the database, so cursors survive restarts and cross instances.

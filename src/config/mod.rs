@@ -4,14 +4,14 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use crate::delivery::address::AddressPolicy;
-use crate::delivery::schedule::RetrySchedule;
-use crate::delivery::worker::DeliverySettings;
 use crate::graphql::limits::QueryLimits;
 use crate::graphql::limits::budget::ThrottleSettings;
 use crate::graphql::limits::lexical::TextLimits;
 use crate::graphql::limits::shape::ShapeLimits;
 use crate::http::ConnectionLimits;
+use crate::merchant_webhooks::address::AddressPolicy;
+use crate::merchant_webhooks::schedule::RetrySchedule;
+use crate::merchant_webhooks::worker::DeliverySettings;
 use crate::persistence::DbConfig;
 use crate::processor::CallLimits;
 use crate::processor::breaker::BreakerSettings;

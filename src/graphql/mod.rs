@@ -5,6 +5,7 @@ mod connection;
 pub mod limits;
 mod listed;
 mod loaders;
+mod merchant_webhooks;
 mod metrics;
 mod mutation;
 mod node;
@@ -19,7 +20,6 @@ mod scalars;
 pub mod scopes;
 mod subscription;
 pub mod trusted_documents;
-mod webhooks;
 
 use std::sync::Arc;
 
@@ -37,9 +37,9 @@ pub use query::Query;
 pub use subscription::{Subscription, SubscriptionSlots};
 
 use crate::graphql::limits::budget::Throttle;
+use crate::merchant_webhooks::endpoints::WebhookEndpoints;
 use crate::service::accounts::{Caller, Keys};
 use crate::service::payments::PaymentService;
-use crate::service::webhook_endpoints::WebhookEndpoints;
 
 pub type AppSchema = Schema<Query, Mutation, Subscription>;
 

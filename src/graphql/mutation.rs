@@ -4,7 +4,7 @@ use async_graphql::{Context, ID, InputObject, Object, Result, SimpleObject};
 
 use super::objects::{Payment, Refund};
 use super::scalars::Currency;
-use super::{Viewer, client_tokens, webhooks};
+use super::{Viewer, client_tokens, merchant_webhooks};
 use crate::domain::idempotency::IdempotencyKey;
 use crate::domain::ids::PaymentId;
 use crate::error::ApiError;
@@ -155,18 +155,18 @@ impl Mutation {
     async fn create_webhook_endpoint(
         &self,
         ctx: &Context<'_>,
-        input: webhooks::CreateWebhookEndpointInput,
-    ) -> Result<webhooks::CreateWebhookEndpointPayload> {
-        webhooks::create(ctx, input).await
+        input: merchant_webhooks::CreateWebhookEndpointInput,
+    ) -> Result<merchant_webhooks::CreateWebhookEndpointPayload> {
+        merchant_webhooks::create(ctx, input).await
     }
 
     /// Changes an endpoint's URL, description or statuses, or enables or disables it.
     async fn update_webhook_endpoint(
         &self,
         ctx: &Context<'_>,
-        input: webhooks::UpdateWebhookEndpointInput,
-    ) -> Result<webhooks::WebhookEndpointPayload> {
-        webhooks::update(ctx, input).await
+        input: merchant_webhooks::UpdateWebhookEndpointInput,
+    ) -> Result<merchant_webhooks::WebhookEndpointPayload> {
+        merchant_webhooks::update(ctx, input).await
     }
 
     /// Deletes an endpoint with its deliveries.
@@ -174,8 +174,8 @@ impl Mutation {
         &self,
         ctx: &Context<'_>,
         id: ID,
-    ) -> Result<webhooks::DeleteWebhookEndpointPayload> {
-        webhooks::delete(ctx, id).await
+    ) -> Result<merchant_webhooks::DeleteWebhookEndpointPayload> {
+        merchant_webhooks::delete(ctx, id).await
     }
 
     /// Mints a short-lived client token for a browser, limited to `scopes` (secret API keys
@@ -194,7 +194,7 @@ impl Mutation {
         &self,
         ctx: &Context<'_>,
         delivery_id: ID,
-    ) -> Result<webhooks::WebhookDeliveryPayload> {
-        webhooks::redeliver(ctx, delivery_id).await
+    ) -> Result<merchant_webhooks::WebhookDeliveryPayload> {
+        merchant_webhooks::redeliver(ctx, delivery_id).await
     }
 }

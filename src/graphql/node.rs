@@ -5,8 +5,8 @@ use async_graphql::{Context, ID, Interface, Result};
 
 use super::Viewer;
 use super::loaders::{AccountLoader, PaymentById, RefundById};
+use super::merchant_webhooks::{self, WebhookDelivery, WebhookEndpoint};
 use super::objects::{Account, Payment, Refund};
-use super::webhooks::{self, WebhookDelivery, WebhookEndpoint};
 use crate::domain::ids::{self, IdKind};
 use crate::persistence::{Db, accounts};
 
@@ -47,10 +47,10 @@ pub async fn resolve(ctx: &Context<'_>, id: &str) -> Result<Option<Node>> {
         {
             None
         }
-        Some(IdKind::WebhookEndpoint) => webhooks::endpoint_node(ctx, id)
+        Some(IdKind::WebhookEndpoint) => merchant_webhooks::endpoint_node(ctx, id)
             .await?
             .map(Node::WebhookEndpoint),
-        Some(IdKind::WebhookDelivery) => webhooks::delivery_node(ctx, id)
+        Some(IdKind::WebhookDelivery) => merchant_webhooks::delivery_node(ctx, id)
             .await?
             .map(Node::WebhookDelivery),
         _ => None,

@@ -109,8 +109,8 @@ impl Query {
         after: Option<String>,
         last: Option<i32>,
         before: Option<String>,
-    ) -> Result<super::webhooks::WebhookEndpointConnection> {
-        super::webhooks::endpoints(ctx, first, after, last, before).await
+    ) -> Result<super::merchant_webhooks::WebhookEndpointConnection> {
+        super::merchant_webhooks::endpoints(ctx, first, after, last, before).await
     }
 
     /// One of the viewer's payments; null when absent or another account's.

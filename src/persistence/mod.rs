@@ -10,6 +10,7 @@ mod error;
 pub mod feed;
 pub mod idempotency_keys;
 pub mod keyset;
+pub mod merchant_webhooks;
 pub mod payment_pages;
 pub mod payment_writes;
 pub mod payments;
@@ -17,7 +18,6 @@ pub mod processor_events;
 mod rows;
 pub mod sandbox;
 pub mod settings;
-pub mod webhooks;
 
 pub use db::{Backend, Db, DbConfig, PoolSizes, listen};
 pub use error::DbError;

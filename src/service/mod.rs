@@ -11,7 +11,6 @@ pub mod rail;
 pub mod readiness;
 pub mod reconcile;
 mod stale;
-pub mod webhook_endpoints;
 
 use crate::domain::text;
 

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use graphpay::config::Config;
-use graphpay::delivery::schedule::RetrySchedule;
-use graphpay::delivery::worker::DeliverySettings;
+use graphpay::merchant_webhooks::schedule::RetrySchedule;
+use graphpay::merchant_webhooks::worker::DeliverySettings;
 use serde_json::{Value, json};
 
 use crate::helpers::{

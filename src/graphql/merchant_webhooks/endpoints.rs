@@ -14,7 +14,7 @@ use crate::graphql::limits::fields::charge_list;
 use crate::graphql::objects::PaymentStatus;
 use crate::graphql::paging::{PageInfo, Paged, page_request};
 use crate::graphql::scalars::DateTime;
-use crate::persistence::webhooks::EndpointPageQuery;
+use crate::persistence::merchant_webhooks::EndpointPageQuery;
 
 /// A URL the gateway sends this account's payment events to, signed with its secret.
 pub struct WebhookEndpoint(pub Arc<domain::WebhookEndpoint>);

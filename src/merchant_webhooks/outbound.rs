@@ -280,7 +280,7 @@ mod tests {
     use tokio::net::TcpListener;
 
     use super::*;
-    use crate::delivery::signing::{Secret, sign};
+    use crate::merchant_webhooks::signing::{Secret, sign};
 
     const BODY: &[u8] = br#"{"type":"payment.succeeded","data":{"id":"pay_1"}}"#;
 

@@ -3,18 +3,18 @@
 
 use std::sync::Arc;
 
-use crate::delivery::address::AddressPolicy;
-use crate::delivery::signing::Secret;
-use crate::domain::ids::{IdKind, is_id_of, new_id};
+use crate::domain::ids::{IdKind, NotAnId, WebhookDeliveryId, WebhookEndpointId, new_id};
 use crate::domain::paging::PageSize;
 use crate::domain::status::PaymentStatus;
 use crate::domain::time::Timestamp;
 use crate::domain::webhook_endpoint::{WebhookAttempt, WebhookDelivery, WebhookEndpoint};
+use crate::merchant_webhooks::address::AddressPolicy;
+use crate::merchant_webhooks::signing::Secret;
 use crate::persistence::keyset::{self, Page, PageRequest};
-use crate::persistence::webhooks::{self, DeliveryPageQuery, EndpointPageQuery};
+use crate::persistence::merchant_webhooks::{self as stored, DeliveryPageQuery, EndpointPageQuery};
 use crate::persistence::{Db, feed};
 
-use super::{ServiceError, check_free_text};
+use crate::service::{ServiceError, check_free_text};
 
 /// The most characters an endpoint's description may have.
 pub const MAX_DESCRIPTION_LEN: usize = 500;
@@ -104,7 +104,7 @@ impl WebhookEndpoints {
             created_at: now,
             updated_at: now,
         };
-        webhooks::insert_endpoint(&self.db, &endpoint).await?;
+        stored::insert_endpoint(&self.db, &endpoint).await?;
         Ok(endpoint)
     }
 
@@ -146,7 +146,7 @@ impl WebhookEndpoints {
                 None => {}
             }
             endpoint.updated_at = Timestamp::now();
-            if webhooks::update_endpoint(&self.db, &endpoint).await? {
+            if stored::update_endpoint(&self.db, &endpoint).await? {
                 endpoint.version += 1;
                 return Ok(endpoint);
             }
@@ -157,8 +157,8 @@ impl WebhookEndpoints {
     }
 
     pub async fn delete(&self, account_id: &str, id: &str) -> Result<(), ServiceError> {
-        check_id("id", IdKind::WebhookEndpoint, id)?;
-        if webhooks::delete_endpoint(&self.db, account_id, id).await? {
+        WebhookEndpointId::parse(id).map_err(|not| bad_id("id", not))?;
+        if stored::delete_endpoint(&self.db, account_id, id).await? {
             Ok(())
         } else {
             Err(not_found("id"))
@@ -171,8 +171,8 @@ impl WebhookEndpoints {
         field: &str,
         id: &str,
     ) -> Result<WebhookEndpoint, ServiceError> {
-        check_id(field, IdKind::WebhookEndpoint, id)?;
-        webhooks::find_endpoint(&self.db, account_id, id)
+        WebhookEndpointId::parse(id).map_err(|not| bad_id(field, not))?;
+        stored::find_endpoint(&self.db, account_id, id)
             .await?
             .ok_or_else(|| not_found(field))
     }
@@ -183,7 +183,7 @@ impl WebhookEndpoints {
         account_id: &str,
         id: &str,
     ) -> Result<Option<WebhookEndpoint>, ServiceError> {
-        Ok(webhooks::find_endpoint(&self.db, account_id, id).await?)
+        Ok(stored::find_endpoint(&self.db, account_id, id).await?)
     }
 
     /// A page of the account's endpoints (the query names the account).
@@ -208,14 +208,14 @@ impl WebhookEndpoints {
         account_id: &str,
         id: &str,
     ) -> Result<Option<WebhookDelivery>, ServiceError> {
-        Ok(webhooks::find_delivery(&self.db, account_id, id).await?)
+        Ok(stored::find_delivery(&self.db, account_id, id).await?)
     }
 
     pub async fn attempts(
         &self,
         delivery_ids: &[String],
     ) -> Result<Vec<WebhookAttempt>, ServiceError> {
-        Ok(webhooks::attempts_of(&self.db, delivery_ids).await?)
+        Ok(stored::attempts_of(&self.db, delivery_ids).await?)
     }
 
     /// Sends a delivery again, with the same event id and body, from now on a fresh schedule.
@@ -224,8 +224,8 @@ impl WebhookEndpoints {
         account_id: &str,
         id: &str,
     ) -> Result<WebhookDelivery, ServiceError> {
-        check_id("deliveryId", IdKind::WebhookDelivery, id)?;
-        let delivery = webhooks::find_delivery(&self.db, account_id, id)
+        WebhookDeliveryId::parse(id).map_err(|not| bad_id("deliveryId", not))?;
+        let delivery = stored::find_delivery(&self.db, account_id, id)
             .await?
             .ok_or_else(|| not_found("deliveryId"))?;
         let endpoint = self
@@ -238,7 +238,7 @@ impl WebhookEndpoints {
                  first",
             ));
         }
-        webhooks::redeliver(&self.db, account_id, id, Timestamp::now())
+        stored::redeliver(&self.db, account_id, id, Timestamp::now())
             .await?
             .ok_or_else(|| not_found("deliveryId"))
     }
@@ -261,26 +261,9 @@ fn dedup(mut statuses: Vec<PaymentStatus>) -> Vec<PaymentStatus> {
     statuses
 }
 
-fn check_id(field: &str, kind: IdKind, id: &str) -> Result<(), ServiceError> {
-    if is_id_of(kind, id) {
-        Ok(())
-    } else {
-        Err(ServiceError::bad_input(
-            field,
-            format!(
-                "not a {} id (they start with {})",
-                kind_name(kind),
-                kind.prefix()
-            ),
-        ))
-    }
-}
-
-fn kind_name(kind: IdKind) -> &'static str {
-    match kind {
-        IdKind::WebhookDelivery => "webhook delivery",
-        _ => "webhook endpoint",
-    }
+/// `BAD_USER_INPUT` on `field`, saying which kind of id it must be.
+fn bad_id(field: &str, not: NotAnId) -> ServiceError {
+    ServiceError::bad_input(field, not.to_string())
 }
 
 fn not_found(field: &str) -> ServiceError {

@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 use tokio::sync::{Notify, watch};
 
 use super::until_stopped;
-use crate::delivery::body::body;
 use crate::domain::feed::FeedEntry;
 use crate::domain::time::Timestamp;
-use crate::persistence::webhooks::{self, NewDelivery};
+use crate::merchant_webhooks::body::body;
+use crate::persistence::merchant_webhooks::{self as stored, NewDelivery};
 use crate::persistence::{Db, DbError, feed, payments};
 use crate::service::feed::PaymentFeed;
 
@@ -75,7 +75,7 @@ impl EndpointCheck {
         {
             return Ok(any);
         }
-        let any = webhooks::any_enabled_endpoint(db).await?;
+        let any = stored::any_enabled_endpoint(db).await?;
         self.checked = Some((Instant::now(), any));
         Ok(any)
     }
@@ -98,12 +98,12 @@ async fn fan_out_round(
             return Ok(idle);
         }
         *skipped = Some(Instant::now());
-        if let Some(round) = webhooks::begin_fan_out(db).await? {
+        if let Some(round) = stored::begin_fan_out(db).await? {
             // The end first, then the check: an endpoint whose creation committed before
             // the check stops the skip, and one committed after it is owed only the events
             // committed after it, which lie beyond the end taken before.
             let head = feed::head(db).await?;
-            let to = if webhooks::any_enabled_endpoint(db).await? {
+            let to = if stored::any_enabled_endpoint(db).await? {
                 round.cursor
             } else {
                 head
@@ -112,11 +112,11 @@ async fn fan_out_round(
         }
         return Ok(idle);
     }
-    let peek = webhooks::fan_out_cursor(db).await?;
+    let peek = stored::fan_out_cursor(db).await?;
     if feed::read_after(db, peek, 1).await?.rows == 0 {
         return Ok(idle);
     }
-    let Some(round) = webhooks::begin_fan_out(db).await? else {
+    let Some(round) = stored::begin_fan_out(db).await? else {
         return Ok(idle);
     };
     let now = Timestamp::now();
@@ -143,7 +143,7 @@ async fn deliveries_for(db: &Db, entries: &[FeedEntry]) -> Result<Vec<NewDeliver
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    let endpoints = webhooks::enabled_endpoints_of(db, &accounts).await?;
+    let endpoints = stored::enabled_endpoints_of(db, &accounts).await?;
     let wanted: Vec<(&FeedEntry, Vec<&str>)> = entries
         .iter()
         .filter_map(|entry| {

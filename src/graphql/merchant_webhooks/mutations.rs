@@ -11,7 +11,7 @@ use super::{service, viewer};
 use crate::domain::status;
 use crate::error::ApiError;
 use crate::graphql::objects::PaymentStatus;
-use crate::service::webhook_endpoints::{EndpointChanges, NewEndpoint};
+use crate::merchant_webhooks::endpoints::{EndpointChanges, NewEndpoint};
 
 #[derive(InputObject, Clone, Debug)]
 pub struct CreateWebhookEndpointInput {

@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use super::Viewer;
 use super::paging::Listing;
 use crate::domain::ids::IdKind;
-use crate::service::webhook_endpoints::WebhookEndpoints;
+use crate::merchant_webhooks::endpoints::WebhookEndpoints;
 
 pub use deliveries::{WebhookDelivery, delivery_node};
 pub use endpoints::{WebhookEndpoint, WebhookEndpointConnection, endpoint_node, endpoints};

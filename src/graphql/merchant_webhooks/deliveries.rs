@@ -16,7 +16,7 @@ use crate::graphql::loaders::{AccountLoader, PaymentById};
 use crate::graphql::objects::Payment;
 use crate::graphql::paging::{PageInfo, Paged, page_request};
 use crate::graphql::scalars::DateTime;
-use crate::persistence::webhooks::DeliveryPageQuery;
+use crate::persistence::merchant_webhooks::DeliveryPageQuery;
 
 #[derive(Enum, Copy, Clone, Debug, Eq, PartialEq)]
 #[graphql(remote = "domain::DeliveryStatus")]

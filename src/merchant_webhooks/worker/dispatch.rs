@@ -8,14 +8,14 @@ use tokio::sync::{Notify, watch};
 use tokio::task::JoinSet;
 
 use super::{DISABLED_FOR_FAILING, Deliveries, until_stopped};
-use crate::delivery::outbound::{Attempt, Outbound};
-use crate::delivery::schedule::RetrySchedule;
-use crate::delivery::signing::{Secret, sign};
 use crate::domain::ids::{IdKind, new_id};
 use crate::domain::time::Timestamp;
 use crate::domain::webhook_endpoint::WebhookAttempt;
+use crate::merchant_webhooks::outbound::{Attempt, Outbound};
+use crate::merchant_webhooks::schedule::RetrySchedule;
+use crate::merchant_webhooks::signing::{Secret, sign};
 use crate::persistence::Db;
-use crate::persistence::webhooks::{self, AttemptResult, Claimed};
+use crate::persistence::merchant_webhooks::{self as stored, AttemptResult, Claimed};
 
 pub(super) async fn dispatch_loop(
     deliveries: Deliveries,
@@ -36,7 +36,7 @@ pub(super) async fn dispatch_loop(
         if room > 0 {
             let now = Timestamp::now();
             let lease_until = later(now, settings.lease);
-            match webhooks::claim_due(&db, now, lease_until, room as u64).await {
+            match stored::claim_due(&db, now, lease_until, room as u64).await {
                 Ok(claimed) => {
                     for claim in claimed {
                         inflight.spawn(attempt(
@@ -52,7 +52,7 @@ pub(super) async fn dispatch_loop(
         }
         // Until the next claimable delivery is due (at least 10 ms: one due now but not
         // claimed is being claimed by another instance), at most a second.
-        let wait = match webhooks::next_due(&db).await {
+        let wait = match stored::next_due(&db).await {
             Ok(Some(at)) => {
                 let micros = (at.micros() - Timestamp::now().micros()).clamp(10_000, 1_000_000);
                 Duration::from_micros(micros as u64)
@@ -139,7 +139,7 @@ async fn attempt(db: Db, outbound: Outbound, schedule: RetrySchedule, claim: Cla
         duration_ms: i32::try_from(sent.duration_ms).unwrap_or(i32::MAX),
         error: sent.error.clone(),
     };
-    match webhooks::record_attempt(&db, &claim, &record, result, DISABLED_FOR_FAILING).await {
+    match stored::record_attempt(&db, &claim, &record, result, DISABLED_FOR_FAILING).await {
         Ok(true) => {}
         Ok(false) => tracing::warn!(
             delivery = %claim.delivery.id,
