@@ -14,12 +14,11 @@ use crate::persistence::keyset::{self, Page, PageRequest};
 use crate::persistence::merchant_webhooks::{self as stored, DeliveryPageQuery, EndpointPageQuery};
 use crate::persistence::{Db, feed};
 
+use crate::service::stale::{StaleRetries, busy};
 use crate::service::{ServiceError, check_free_text};
 
 /// The most characters an endpoint's description may have.
 pub const MAX_DESCRIPTION_LEN: usize = 500;
-/// How often an update is tried against concurrent changes before giving up.
-const MAX_UPDATE_ATTEMPTS: usize = 5;
 /// The most endpoints one account may have.
 pub const MAX_ENDPOINTS_PER_ACCOUNT: usize = 20;
 
@@ -123,7 +122,8 @@ impl WebhookEndpoints {
         }
         // Version-checked, so a change made meanwhile (the gateway disabling it after a failed
         // schedule, another edit) is never written over: read again and apply again.
-        for _ in 0..MAX_UPDATE_ATTEMPTS {
+        let mut retries = StaleRetries::default();
+        loop {
             let mut endpoint = self.find(account_id, "input.id", id).await?;
             if let Some(url) = &url {
                 endpoint.url = url.clone();
@@ -150,10 +150,8 @@ impl WebhookEndpoints {
                 endpoint.version += 1;
                 return Ok(endpoint);
             }
+            retries.again(busy)?;
         }
-        Err(ServiceError::RequestInProgress {
-            retry_after_seconds: 1,
-        })
     }
 
     pub async fn delete(&self, account_id: &str, id: &str) -> Result<(), ServiceError> {

@@ -10,7 +10,7 @@ pub mod processor_events;
 pub mod rail;
 pub mod readiness;
 pub mod reconcile;
-mod stale;
+pub(crate) mod stale;
 
 use crate::domain::text;
 
