@@ -142,6 +142,8 @@ fn seed(url: &str, schema: &str, account: &str) -> Result<(), BoxError> {
                 source: "tok_visa".into(),
                 description: None,
                 status: PaymentStatus::Succeeded,
+                capture_method: Default::default(),
+                return_url: None,
                 created_at: Timestamp::from_micros(start + i * 1_000_000),
             })
             .collect();

@@ -193,6 +193,8 @@ fn new_payment(account_id: &str, i: u64) -> NewPayment {
         description: None,
         status: PaymentStatus::Succeeded,
         // Three rows share each timestamp; 1 ms apart.
+        capture_method: Default::default(),
+        return_url: None,
         created_at: Timestamp::from_micros(BASE_MICROS + (i / 3) * 1000),
     }
 }

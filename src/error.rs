@@ -183,9 +183,12 @@ impl From<ServiceError> for ApiError {
             ServiceError::InvalidTransition(refused) => refused.into(),
             ServiceError::RefundExceedsAvailable(m) => ApiError::RefundExceedsAvailable(m),
             ServiceError::ProcessorUnavailable => ApiError::ProcessorUnavailable,
-            ServiceError::Forbidden { field } => ApiError::Forbidden {
+            ServiceError::Forbidden {
                 field,
-                required_scope: None,
+                required_scope,
+            } => ApiError::Forbidden {
+                field,
+                required_scope,
             },
             ServiceError::Store(err) => ApiError::internal(err),
             ServiceError::Internal(cause) => ApiError::internal(cause),

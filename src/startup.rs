@@ -171,6 +171,7 @@ impl Application {
             Retrying::new(processor, config.processor_limits),
             config.idempotency,
             feed.clone(),
+            config.lifecycle,
         );
         let guards = Guards {
             query: config.query_limits,
@@ -205,6 +206,7 @@ impl Application {
             max_batch: config.max_batch,
             max_body_bytes: config.max_body_bytes,
             webhook_secret: Arc::from(webhook_secret.into_bytes()),
+            authorization_ttl: config.lifecycle.authorization_ttl,
             feed,
             connections: config.connections,
             cors,

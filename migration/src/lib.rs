@@ -15,6 +15,7 @@ mod m20261130_000003_create_idempotency_keys;
 mod m20261130_000004_create_processor_tables;
 mod m20261130_000005_create_change_feed;
 mod m20261130_000006_create_payment_counts;
+mod m20261202_000007_add_card_lifecycle;
 
 pub struct Migrator;
 
@@ -28,6 +29,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000004_create_processor_tables::Migration),
             Box::new(m20261130_000005_create_change_feed::Migration),
             Box::new(m20261130_000006_create_payment_counts::Migration),
+            Box::new(m20261202_000007_add_card_lifecycle::Migration),
         ]
     }
 }

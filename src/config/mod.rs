@@ -18,6 +18,7 @@ use crate::processor::breaker::BreakerSettings;
 use crate::service::accounts::LIVE_KEY_TTL;
 use crate::service::feed::FeedSettings;
 use crate::service::idempotency::IdempotencySettings;
+use crate::service::payments::LifecycleSettings;
 use crate::service::reconcile::ReconcileSettings;
 
 /// The typed configuration the server runs with.
@@ -44,6 +45,8 @@ pub struct Config {
     pub webhook_secret: Option<String>,
     pub sandbox_webhook_delay: Duration,
     pub reconcile: ReconcileSettings,
+    /// How long authorizations and customer actions wait.
+    pub lifecycle: LifecycleSettings,
     pub connections: ConnectionLimits,
     pub feed: FeedSettings,
     pub deliveries: DeliverySettings,
@@ -109,6 +112,9 @@ impl From<ServeArgs> for Config {
                 pending_ttl: Duration::from_secs(args.pending_ttl_secs),
                 processing_deadline: Duration::from_secs(args.processing_deadline_secs),
             },
+            lifecycle: LifecycleSettings {
+                authorization_ttl: Duration::from_secs(args.authorization_ttl_secs),
+            },
             connections: args.connections.limits(),
             feed: FeedSettings::default(),
             live_key_ttl: LIVE_KEY_TTL,
@@ -169,6 +175,7 @@ impl Config {
                 pending_ttl: Duration::from_secs(86_400),
                 processing_deadline: Duration::from_secs(600),
             },
+            lifecycle: LifecycleSettings::default(),
             connections: ConnectionLimits::default(),
             feed: FeedSettings::default(),
             deliveries: DeliverySettings::default(),

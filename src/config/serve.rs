@@ -170,6 +170,15 @@ pub struct ServeArgs {
     #[arg(long, env = "GRAPHPAY_PROCESSING_DEADLINE_SECS", default_value_t = 600)]
     pub processing_deadline_secs: u64,
 
+    /// Seconds an authorization (`captureMethod: MANUAL`) waits for `capturePayment` before
+    /// the reconciler voids it (its `captureBefore`).
+    #[arg(
+        long,
+        env = "GRAPHPAY_AUTHORIZATION_TTL_SECS",
+        default_value_t = 604_800
+    )]
+    pub authorization_ttl_secs: u64,
+
     /// Let merchant webhook endpoints resolve to loopback, private, link-local or otherwise
     /// reserved addresses (local development and tests only: it lets API users make the
     /// gateway call into its own network). Takes 1/0, true/false, yes/no, on/off.

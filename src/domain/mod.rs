@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod api_key;
+pub mod capture;
 pub mod client_token;
 pub mod currency;
 pub mod cursor;
@@ -13,6 +14,7 @@ pub mod money;
 pub mod paging;
 pub mod payment;
 pub mod processor_event;
+pub mod return_url;
 pub mod state_machine;
 pub mod status;
 pub mod text;

@@ -1,6 +1,7 @@
 //! Payments, their refunds and their events as the gateway passes them around: typed values,
 //! read from storage once and carrying the rules that belong to them.
 
+use super::capture::{CancellationReason, CaptureMethod};
 use super::currency::Currency;
 use super::money::MinorUnits;
 use super::status::{PaymentStatus, RefundStatus};
@@ -15,8 +16,24 @@ pub struct Payment {
     pub amount: MinorUnits,
     pub currency: Currency,
     pub status: PaymentStatus,
-    /// Sum of succeeded refunds, in minor units; never more than `amount`.
+    /// Sum of succeeded refunds, in minor units; never more than `amount_captured`.
     pub amount_refunded: i64,
+    pub capture_method: CaptureMethod,
+    /// What an authorization still holds for `capturePayment`: `amount` while REQUIRES_CAPTURE,
+    /// else 0.
+    pub amount_capturable: i64,
+    /// What was taken from the customer: `amount` for a charge captured at once, the captured
+    /// part for a manual capture, 0 before.
+    pub amount_captured: i64,
+    /// When an uncaptured authorization is voided by the reconciler.
+    pub capture_before: Option<Timestamp>,
+    /// A capture sent to the processor whose outcome is not yet recorded: its amount.
+    pub capture_amount: Option<i64>,
+    pub cancellation_reason: Option<CancellationReason>,
+    /// Where the customer acts while REQUIRES_ACTION.
+    pub next_action_url: Option<String>,
+    /// Where the customer is sent back to after acting.
+    pub return_url: Option<String>,
     pub source: String,
     pub description: Option<String>,
     pub failure_code: Option<String>,
@@ -32,14 +49,16 @@ pub struct Payment {
 
 impl Payment {
     /// What may still be refunded: nothing unless the payment is SUCCEEDED or
-    /// PARTIALLY_REFUNDED, and never more than was charged and not yet refunded.
+    /// PARTIALLY_REFUNDED, and never more than was captured and not yet refunded.
     pub fn amount_refundable(&self) -> i64 {
         match self.status {
             PaymentStatus::Succeeded | PaymentStatus::PartiallyRefunded => {
-                (self.amount.get() - self.amount_refunded).max(0)
+                (self.amount_captured - self.amount_refunded).max(0)
             }
             PaymentStatus::Pending
             | PaymentStatus::Processing
+            | PaymentStatus::RequiresAction
+            | PaymentStatus::RequiresCapture
             | PaymentStatus::Failed
             | PaymentStatus::Canceled
             | PaymentStatus::Refunding
@@ -92,6 +111,14 @@ mod tests {
             currency: Currency::parse("USD").unwrap(),
             status,
             amount_refunded: refunded,
+            capture_method: CaptureMethod::Automatic,
+            amount_capturable: 0,
+            amount_captured: 1_000,
+            capture_before: None,
+            capture_amount: None,
+            cancellation_reason: None,
+            next_action_url: None,
+            return_url: None,
             source: "tok_visa".into(),
             description: None,
             failure_code: None,
@@ -117,6 +144,8 @@ mod tests {
         for status in [
             PaymentStatus::Pending,
             PaymentStatus::Processing,
+            PaymentStatus::RequiresAction,
+            PaymentStatus::RequiresCapture,
             PaymentStatus::Failed,
             PaymentStatus::Canceled,
             PaymentStatus::Refunding,
@@ -124,5 +153,15 @@ mod tests {
         ] {
             assert_eq!(payment(status, 0).amount_refundable(), 0, "{status}");
         }
+    }
+
+    #[test]
+    fn a_partial_capture_bounds_refunds() {
+        let mut p = payment(PaymentStatus::Succeeded, 0);
+        p.amount_captured = 400;
+        assert_eq!(p.amount_refundable(), 400);
+        p.amount_refunded = 150;
+        p.status = PaymentStatus::PartiallyRefunded;
+        assert_eq!(p.amount_refundable(), 250);
     }
 }

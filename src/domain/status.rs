@@ -5,6 +5,10 @@
 pub enum PaymentStatus {
     Pending,
     Processing,
+    /// The processor asks the customer to act (3-D Secure) before it decides.
+    RequiresAction,
+    /// Authorized (`MANUAL` capture): the money is held until `capturePayment` or a void.
+    RequiresCapture,
     Succeeded,
     Failed,
     Canceled,
@@ -44,9 +48,14 @@ macro_rules! stored_names {
     };
 }
 
+/// The stored spelling of the domain's enums, for the other modules that name values.
+pub(crate) use stored_names;
+
 stored_names!(PaymentStatus {
     Pending => "PENDING",
     Processing => "PROCESSING",
+    RequiresAction => "REQUIRES_ACTION",
+    RequiresCapture => "REQUIRES_CAPTURE",
     Succeeded => "SUCCEEDED",
     Failed => "FAILED",
     Canceled => "CANCELED",

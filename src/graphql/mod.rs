@@ -2,6 +2,7 @@
 
 mod client_tokens;
 mod connection;
+mod lifecycle;
 pub mod limits;
 mod listed;
 mod loaders;

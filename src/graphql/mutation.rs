@@ -2,14 +2,16 @@
 
 use async_graphql::{Context, ID, InputObject, Object, Result, SimpleObject};
 
+use super::lifecycle::{CancellationReason, CaptureMethod, CapturePaymentInput};
 use super::objects::{Payment, Refund};
 use super::scalars::Currency;
 use super::{Viewer, client_tokens, merchant_webhooks};
 use crate::domain::idempotency::IdempotencyKey;
 use crate::domain::ids::PaymentId;
+use crate::domain::money::MinorUnits;
 use crate::error::ApiError;
 use crate::service::payments::{
-    CreatePayment, PaymentResult, PaymentService, RefundInput, RefundResult,
+    Cancel, CreateOptions, CreatePayment, PaymentResult, PaymentService, RefundInput, RefundResult,
 };
 
 #[derive(InputObject, Clone, Debug)]
@@ -23,6 +25,13 @@ pub struct CreatePaymentInput {
     /// Charge at once (default); `false` leaves the payment PENDING for `confirmPayment`.
     #[graphql(default_with = "Some(true)")]
     pub confirm: Option<bool>,
+    /// `MANUAL` only authorizes: the payment waits in REQUIRES_CAPTURE for `capturePayment`.
+    #[graphql(default_with = "Some(CaptureMethod::Automatic)")]
+    pub capture_method: Option<CaptureMethod>,
+    /// Where the customer is sent back to after a customer action (3-D Secure), with
+    /// `payment_id` added to its query: an absolute `https` URL (`http` only on loopback), at
+    /// most 2,048 characters.
+    pub return_url: Option<String>,
 }
 
 #[derive(SimpleObject)]
@@ -87,21 +96,26 @@ impl Mutation {
         ctx: &Context<'_>,
         input: CreatePaymentInput,
         idempotency_key: String,
-    ) -> Result<PaymentPayload> {
+    ) -> Result<Option<PaymentPayload>> {
         let viewer = ctx.data::<Viewer>()?;
         let service = ctx.data::<PaymentService>()?;
         let key = key(&idempotency_key)?;
-        let input = CreatePayment::parse(
-            input.amount,
-            input.currency.0,
-            input.source,
-            input.description,
-            input.confirm.unwrap_or(true),
-        )?;
-        Ok(service
-            .create(&viewer.account_id, &key, input)
-            .await?
-            .into())
+        let options = CreateOptions {
+            description: input.description,
+            confirm: input.confirm.unwrap_or(true),
+            capture_method: input
+                .capture_method
+                .unwrap_or(CaptureMethod::Automatic)
+                .into(),
+            return_url: input.return_url,
+        };
+        let input = CreatePayment::parse(input.amount, input.currency.0, input.source, options)?;
+        Ok(Some(
+            service
+                .create(&viewer.account_id, &key, input)
+                .await?
+                .into(),
+        ))
     }
 
     /// Charges a PENDING payment. Idempotent by `idempotencyKey`.
@@ -110,26 +124,69 @@ impl Mutation {
         ctx: &Context<'_>,
         payment_id: ID,
         idempotency_key: String,
-    ) -> Result<PaymentPayload> {
+    ) -> Result<Option<PaymentPayload>> {
         let viewer = ctx.data::<Viewer>()?;
         let service = ctx.data::<PaymentService>()?;
         let key = key(&idempotency_key)?;
         let payment_id = payment(&payment_id)?;
-        Ok(service
-            .confirm(&viewer.account_id, &key, &payment_id)
-            .await?
-            .into())
+        Ok(Some(
+            service
+                .confirm(&viewer.account_id, &key, &payment_id)
+                .await?
+                .into(),
+        ))
     }
 
-    /// Cancels a PENDING payment. Cancelling a CANCELED payment returns it unchanged.
-    async fn cancel_payment(&self, ctx: &Context<'_>, payment_id: ID) -> Result<PaymentPayload> {
+    /// Takes all or part (`amount`) of an authorized payment (REQUIRES_CAPTURE), once; the
+    /// rest of the authorization is released. Idempotent by `idempotencyKey`.
+    async fn capture_payment(
+        &self,
+        ctx: &Context<'_>,
+        input: CapturePaymentInput,
+        idempotency_key: String,
+    ) -> Result<Option<PaymentPayload>> {
         let viewer = ctx.data::<Viewer>()?;
         let service = ctx.data::<PaymentService>()?;
+        let key = key(&idempotency_key)?;
+        let payment_id = payment(&input.payment_id)?;
+        let amount = input
+            .amount
+            .map(MinorUnits::parse)
+            .transpose()
+            .map_err(ApiError::InvalidAmount)?;
+        Ok(Some(
+            service
+                .capture(&viewer.account_id, &key, &payment_id, amount)
+                .await?
+                .into(),
+        ))
+    }
+
+    /// Cancels a PENDING or REQUIRES_ACTION payment, or voids an authorization
+    /// (REQUIRES_CAPTURE; secret keys only). Cancelling a CANCELED payment returns it
+    /// unchanged. With an `idempotencyKey` it is idempotent like every money-moving mutation.
+    async fn cancel_payment(
+        &self,
+        ctx: &Context<'_>,
+        payment_id: ID,
+        idempotency_key: Option<String>,
+        reason: Option<CancellationReason>,
+    ) -> Result<Option<PaymentPayload>> {
+        let viewer = ctx.data::<Viewer>()?;
+        let service = ctx.data::<PaymentService>()?;
+        let key = idempotency_key.as_deref().map(key).transpose()?;
         let payment_id = payment(&payment_id)?;
-        Ok(service
-            .cancel(&viewer.account_id, &payment_id)
-            .await?
-            .into())
+        let cancel = Cancel {
+            payment_id: &payment_id,
+            reason: reason.map(Into::into),
+            may_void: !viewer.caller.is_client_token(),
+        };
+        Ok(Some(
+            service
+                .cancel(&viewer.account_id, key.as_ref(), cancel)
+                .await?
+                .into(),
+        ))
     }
 
     /// Refunds part or all of a SUCCEEDED or PARTIALLY_REFUNDED payment. Idempotent by
@@ -139,15 +196,17 @@ impl Mutation {
         ctx: &Context<'_>,
         input: RefundPaymentInput,
         idempotency_key: String,
-    ) -> Result<RefundPayload> {
+    ) -> Result<Option<RefundPayload>> {
         let viewer = ctx.data::<Viewer>()?;
         let service = ctx.data::<PaymentService>()?;
         let key = key(&idempotency_key)?;
         let input = RefundInput::parse(&input.payment_id, input.amount, input.reason)?;
-        Ok(service
-            .refund(&viewer.account_id, &key, input)
-            .await?
-            .into())
+        Ok(Some(
+            service
+                .refund(&viewer.account_id, &key, input)
+                .await?
+                .into(),
+        ))
     }
 
     /// Registers a URL to receive this account's payment events, signed with a new secret
@@ -156,8 +215,8 @@ impl Mutation {
         &self,
         ctx: &Context<'_>,
         input: merchant_webhooks::CreateWebhookEndpointInput,
-    ) -> Result<merchant_webhooks::CreateWebhookEndpointPayload> {
-        merchant_webhooks::create(ctx, input).await
+    ) -> Result<Option<merchant_webhooks::CreateWebhookEndpointPayload>> {
+        merchant_webhooks::create(ctx, input).await.map(Some)
     }
 
     /// Changes an endpoint's URL, description or statuses, or enables or disables it.
@@ -165,8 +224,8 @@ impl Mutation {
         &self,
         ctx: &Context<'_>,
         input: merchant_webhooks::UpdateWebhookEndpointInput,
-    ) -> Result<merchant_webhooks::WebhookEndpointPayload> {
-        merchant_webhooks::update(ctx, input).await
+    ) -> Result<Option<merchant_webhooks::WebhookEndpointPayload>> {
+        merchant_webhooks::update(ctx, input).await.map(Some)
     }
 
     /// Deletes an endpoint with its deliveries.
@@ -174,8 +233,8 @@ impl Mutation {
         &self,
         ctx: &Context<'_>,
         id: ID,
-    ) -> Result<merchant_webhooks::DeleteWebhookEndpointPayload> {
-        merchant_webhooks::delete(ctx, id).await
+    ) -> Result<Option<merchant_webhooks::DeleteWebhookEndpointPayload>> {
+        merchant_webhooks::delete(ctx, id).await.map(Some)
     }
 
     /// Mints a short-lived client token for a browser, limited to `scopes` (secret API keys
@@ -185,8 +244,8 @@ impl Mutation {
         &self,
         ctx: &Context<'_>,
         input: client_tokens::CreateClientTokenInput,
-    ) -> Result<client_tokens::ClientTokenPayload> {
-        client_tokens::create(ctx, input).await
+    ) -> Result<Option<client_tokens::ClientTokenPayload>> {
+        client_tokens::create(ctx, input).await.map(Some)
     }
 
     /// Sends a delivery again now, with the same event id and body.
@@ -194,7 +253,9 @@ impl Mutation {
         &self,
         ctx: &Context<'_>,
         delivery_id: ID,
-    ) -> Result<merchant_webhooks::WebhookDeliveryPayload> {
-        merchant_webhooks::redeliver(ctx, delivery_id).await
+    ) -> Result<Option<merchant_webhooks::WebhookDeliveryPayload>> {
+        merchant_webhooks::redeliver(ctx, delivery_id)
+            .await
+            .map(Some)
     }
 }

@@ -7,6 +7,7 @@ use async_graphql::dataloader::DataLoader;
 use async_graphql::{Context, Enum, ID, Object, Result};
 
 use super::connection::{self, PageArgs, PaymentConnection, PaymentFilterInput, PaymentOrderInput};
+use super::lifecycle::{CancellationReason, CaptureMethod, NextAction};
 use super::limits::fields::charge_list;
 use super::loaders::{AccountLoader, EventsOfPayment, PaymentById, RefundsOfPayment};
 use super::relations::PageRelations;
@@ -21,6 +22,10 @@ use crate::persistence::{Db, accounts};
 pub enum PaymentStatus {
     Pending,
     Processing,
+    /// Waiting for the customer (3-D Secure): see `nextAction`.
+    RequiresAction,
+    /// Authorized (`MANUAL`): waiting for `capturePayment` or `cancelPayment`.
+    RequiresCapture,
     Succeeded,
     Failed,
     Canceled,
@@ -137,9 +142,34 @@ impl Payment {
     async fn status(&self) -> PaymentStatus {
         self.payment.status.into()
     }
-    /// Sum of succeeded refunds, in minor units; never more than `amount`.
+    /// Sum of succeeded refunds, in minor units; never more than `amountCaptured`.
     async fn amount_refunded(&self) -> i64 {
         self.payment.amount_refunded
+    }
+    async fn capture_method(&self) -> CaptureMethod {
+        self.payment.capture_method.into()
+    }
+    /// What `capturePayment` may still take, in minor units (REQUIRES_CAPTURE only).
+    async fn amount_capturable(&self) -> i64 {
+        self.payment.amount_capturable
+    }
+    /// What was taken from the customer, in minor units; refunds are bounded by it.
+    async fn amount_captured(&self) -> i64 {
+        self.payment.amount_captured
+    }
+    /// When an uncaptured authorization is voided.
+    async fn capture_before(&self) -> Option<DateTime> {
+        self.payment.capture_before.map(DateTime)
+    }
+    /// What the customer must do, while REQUIRES_ACTION.
+    async fn next_action(&self) -> Option<NextAction> {
+        self.payment
+            .next_action_url
+            .as_deref()
+            .map(NextAction::redirect)
+    }
+    async fn cancellation_reason(&self) -> Option<CancellationReason> {
+        self.payment.cancellation_reason.map(Into::into)
     }
     /// What may still be refunded, in minor units.
     async fn amount_refundable(&self) -> i64 {

@@ -16,6 +16,7 @@ use async_graphql::{Request, ServerError, ServerResult};
 use super::Viewer;
 use super::operation::{self, Operation};
 use super::read_only::OverGet;
+use crate::domain::capture::PAYMENTS_CAPTURE;
 use crate::domain::client_token::Scope;
 use crate::error::ApiError;
 use crate::service::accounts::Caller;
@@ -28,6 +29,9 @@ pub enum Needs {
     Scope(Scope),
     /// A secret API key: everything no scope names.
     SecretKey,
+    /// A secret API key, or (once keys can be restricted) one holding this scope, which no
+    /// client token can hold.
+    KeyScope(&'static str),
 }
 
 pub fn needs(operation: OperationType, field: &str) -> Needs {
@@ -44,6 +48,7 @@ pub fn needs(operation: OperationType, field: &str) -> Needs {
             Needs::Scope(Scope::PaymentsWrite)
         }
         (OperationType::Mutation, "refundPayment") => Needs::Scope(Scope::RefundsWrite),
+        (OperationType::Mutation, "capturePayment") => Needs::KeyScope(PAYMENTS_CAPTURE),
         _ => Needs::SecretKey,
     }
 }
@@ -113,6 +118,7 @@ fn check(operation: &Operation<'_>, may: impl Fn(Scope) -> bool) -> Result<(), A
             Needs::Anyone => return,
             Needs::Scope(scope) if may(scope) => return,
             Needs::Scope(scope) => Some(scope.as_str()),
+            Needs::KeyScope(scope) => Some(scope),
             Needs::SecretKey => None,
         };
         refused = Some(ApiError::Forbidden {

@@ -56,6 +56,8 @@ pub struct AppState {
     pub max_body_bytes: usize,
     /// What processor webhooks are signed with.
     pub webhook_secret: Arc<[u8]>,
+    /// How long an authorization a processor webhook approves waits for its capture.
+    pub authorization_ttl: Duration,
     /// Payment changes, for webhooks to announce and subscriptions to hear.
     pub feed: PaymentFeed,
     /// Deadlines and sizes for client connections, request bodies and WebSockets.

@@ -21,6 +21,7 @@ pub async fn receive(
     match processor_events::receive(
         &state.db,
         &state.feed,
+        state.authorization_ttl,
         &state.webhook_secret,
         signature,
         &body,

@@ -51,6 +51,8 @@ pub const DB_POOL_MAX_CONNECTIONS: &str = "graphpay_db_pool_max_connections";
 pub const SUBSCRIPTIONS_OPEN: &str = "graphpay_subscriptions_open";
 /// Client connections open now.
 pub const CONNECTIONS_OPEN: &str = "graphpay_connections_open";
+/// The card lifecycle's steps (captures, voids, expiries), by `step` and `outcome`.
+pub const LIFECYCLE_TOTAL: &str = "graphpay_payment_lifecycle_total";
 
 /// The `operation` label of a request with no operation the schema knows: one that did not
 /// parse, named no resolvable root field, or was refused before the schema saw it.
@@ -59,12 +61,35 @@ pub const UNKNOWN_OPERATION: &str = "unknown";
 pub const OK: &str = "OK";
 
 /// The processor operations, the `operation` label of the processor metrics.
-pub const PROCESSOR_OPERATIONS: [&str; 3] = ["charge", "refund", "lookup_charge"];
+pub const PROCESSOR_OPERATIONS: [&str; 7] = [
+    "charge",
+    "refund",
+    "lookup_charge",
+    "authorize",
+    "capture",
+    "void",
+    "lookup_capture",
+];
+/// The (`step`, `outcome`) pairs of [`LIFECYCLE_TOTAL`].
+pub const LIFECYCLE_STEPS: [(&str, &str); 6] = [
+    ("authorize", "approved"),
+    ("capture", "succeeded"),
+    ("capture", "refused"),
+    ("void", "succeeded"),
+    ("void", "refused"),
+    ("authorization_expiry", "voided"),
+];
 /// The `outcome` label of [`PROCESSOR_ATTEMPTS_TOTAL`].
 pub const PROCESSOR_OUTCOMES: [&str; 4] = ["ok", "retryable", "circuit_open", "fatal"];
 /// The operations an idempotency key is claimed for, the `operation` label of
 /// [`IDEMPOTENCY_KEY_CONFLICTS_TOTAL`].
-pub const KEY_OPERATIONS: [&str; 3] = ["createPayment", "confirmPayment", "refundPayment"];
+pub const KEY_OPERATIONS: [&str; 5] = [
+    "createPayment",
+    "confirmPayment",
+    "refundPayment",
+    "capturePayment",
+    "cancelPayment",
+];
 /// The `outcome` label of [`WEBHOOK_ATTEMPTS_TOTAL`].
 pub const WEBHOOK_OUTCOMES: [&str; 3] = ["acknowledged", "retrying", "gave_up"];
 /// The `reason` label of [`CONNECTIONS_TIMED_OUT_TOTAL`].
@@ -187,6 +212,14 @@ pub fn register_counters<'a>(root_fields: impl IntoIterator<Item = &'a str>) {
     for reason in TIMEOUT_REASONS {
         counter!(CONNECTIONS_TIMED_OUT_TOTAL, "reason" => reason).increment(0);
     }
+    for (step, outcome) in LIFECYCLE_STEPS {
+        counter!(LIFECYCLE_TOTAL, "step" => step, "outcome" => outcome).increment(0);
+    }
+}
+
+/// A step of the card lifecycle and how it ended, one of [`LIFECYCLE_STEPS`].
+pub fn record_lifecycle(step: &'static str, outcome: &'static str) {
+    counter!(LIFECYCLE_TOTAL, "step" => step, "outcome" => outcome).increment(1);
 }
 
 /// What the database pool holds now.
@@ -198,6 +231,10 @@ pub fn record_pool(idle: u32, in_use: u32, max: u32) {
 
 /// The HELP lines of every metric.
 fn describe() {
+    describe_counter!(
+        LIFECYCLE_TOTAL,
+        "Card lifecycle steps (captures, voids, expiries), by step and outcome"
+    );
     describe_counter!(
         REQUESTS_TOTAL,
         "GraphQL requests over HTTP and subscription starts, by first root field and error code"

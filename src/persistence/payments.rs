@@ -7,6 +7,7 @@ use sea_orm::{
 
 use super::entities::{payment_events, payments, refunds};
 use super::{Db, DbError, rows};
+use crate::domain::capture::CaptureMethod;
 use crate::domain::currency::Currency;
 use crate::domain::ids::{IdKind, new_id};
 use crate::domain::money::MinorUnits;
@@ -95,6 +96,9 @@ pub struct NewPayment {
     pub source: String,
     pub description: Option<String>,
     pub status: PaymentStatus,
+    pub capture_method: CaptureMethod,
+    /// Where the customer is sent back to after a customer action.
+    pub return_url: Option<String>,
     pub created_at: Timestamp,
 }
 
@@ -124,6 +128,14 @@ impl NewPayment {
             currency: self.currency,
             status: self.status,
             amount_refunded: 0,
+            capture_method: self.capture_method,
+            amount_capturable: 0,
+            amount_captured: 0,
+            capture_before: None,
+            capture_amount: None,
+            cancellation_reason: None,
+            next_action_url: None,
+            return_url: self.return_url.clone(),
             source: self.source.clone(),
             description: self.description.clone(),
             failure_code: None,
@@ -258,6 +270,46 @@ pub async fn stale(
     rows::payments(
         payments::Entity::find()
             .filter(payments::Column::Status.eq(status.as_str()))
+            .filter(payments::Column::UpdatedAt.lt(before.micros()))
+            .order_by_asc(payments::Column::UpdatedAt)
+            .limit(limit)
+            .all(db.conn())
+            .await?,
+    )
+}
+
+/// Authorizations (REQUIRES_CAPTURE) past their `capture_before` with no capture in flight,
+/// at most `limit`, soonest expired first (for the reconciliation sweeper, which voids them).
+pub async fn authorizations_expired(
+    db: &Db,
+    now: Timestamp,
+    limit: u64,
+) -> Result<Vec<Payment>, DbError> {
+    use sea_orm::QuerySelect;
+    rows::payments(
+        payments::Entity::find()
+            .filter(payments::Column::Status.eq(PaymentStatus::RequiresCapture.as_str()))
+            .filter(payments::Column::CaptureBefore.lt(now.micros()))
+            .filter(payments::Column::CaptureAmount.is_null())
+            .order_by_asc(payments::Column::CaptureBefore)
+            .limit(limit)
+            .all(db.conn())
+            .await?,
+    )
+}
+
+/// Captures sent to the processor whose outcome was not recorded, last touched before
+/// `before`, at most `limit` (for the reconciliation sweeper, which asks the processor).
+pub async fn captures_in_flight(
+    db: &Db,
+    before: Timestamp,
+    limit: u64,
+) -> Result<Vec<Payment>, DbError> {
+    use sea_orm::QuerySelect;
+    rows::payments(
+        payments::Entity::find()
+            .filter(payments::Column::Status.eq(PaymentStatus::RequiresCapture.as_str()))
+            .filter(payments::Column::CaptureAmount.is_not_null())
             .filter(payments::Column::UpdatedAt.lt(before.micros()))
             .order_by_asc(payments::Column::UpdatedAt)
             .limit(limit)

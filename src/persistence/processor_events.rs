@@ -5,7 +5,7 @@ use sea_orm::sea_query::OnConflict;
 use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
 use super::entities::{payments, processor_events, refunds};
-use super::payment_writes::{Changes, Written, settle_refund_in, transition_in};
+use super::payment_writes::{Changes, Written, approved, settle_refund_in, transition_in};
 use super::payments::Payment;
 use super::{Db, DbError, rows};
 use crate::domain::processor_event::EventKind;
@@ -24,6 +24,8 @@ pub struct IncomingEvent<'a> {
     pub failure_code: Option<&'a str>,
     pub failure_message: Option<&'a str>,
     pub payload: &'a str,
+    /// The capture deadline an authorization approved by this event gets.
+    pub capture_before: Timestamp,
 }
 
 /// What became of an event.
@@ -61,13 +63,7 @@ pub async fn apply(db: &Db, event: &IncomingEvent<'_>) -> Result<Written<EventOu
                 None => EventOutcome::Ignored("no payment with this charge key".into()),
                 Some(payment) => {
                     let (operation, changes) = if event.kind == EventKind::ChargeSucceeded {
-                        (
-                            PaymentOperation::ProcessorApproved,
-                            Changes {
-                                processor_ref: Some(event.reference.to_string()),
-                                ..Changes::default()
-                            },
-                        )
+                        approved(&payment, event.reference.to_string(), event.capture_before)
                     } else {
                         (
                             PaymentOperation::ProcessorDeclined,
@@ -77,7 +73,7 @@ pub async fn apply(db: &Db, event: &IncomingEvent<'_>) -> Result<Written<EventOu
                                     event.failure_code.unwrap_or("card_declined").to_string(),
                                 ),
                                 failure_message: event.failure_message.map(str::to_string),
-                                amount_refunded: None,
+                                ..Changes::default()
                             },
                         )
                     };
@@ -126,7 +122,7 @@ pub async fn apply(db: &Db, event: &IncomingEvent<'_>) -> Result<Written<EventOu
                     };
                     let plan = state_machine::settle_refund(
                         payment.status,
-                        payment.amount.get(),
+                        payment.amount_captured,
                         payment.amount_refunded,
                         refund.status,
                         refund.amount.get(),

@@ -6,6 +6,7 @@ use sea_orm::ActiveValue::Set;
 use super::DbError;
 use super::entities::{accounts, api_keys, idempotency_keys, payment_events, payments, refunds};
 use crate::domain::account::{Account, ApiKey};
+use crate::domain::capture::{CancellationReason, CaptureMethod};
 use crate::domain::currency::Currency;
 use crate::domain::idempotency::{IdempotencyRecord, KeyState};
 use crate::domain::money::MinorUnits;
@@ -35,6 +36,22 @@ pub(crate) fn payment(row: payments::Model) -> Result<Payment, DbError> {
         id: row.id,
         account_id: row.account_id,
         amount_refunded: row.amount_refunded,
+        capture_method: CaptureMethod::parse(&row.capture_method)
+            .ok_or_else(|| DbError::unreadable("capture method", &row.capture_method))?,
+        amount_capturable: row.amount_capturable,
+        amount_captured: row.amount_captured,
+        capture_before: row.capture_before.map(Timestamp::from_micros),
+        capture_amount: row.capture_amount,
+        cancellation_reason: row
+            .cancellation_reason
+            .as_deref()
+            .map(|text| {
+                CancellationReason::parse(text)
+                    .ok_or_else(|| DbError::unreadable("cancellation reason", text))
+            })
+            .transpose()?,
+        next_action_url: row.next_action_url,
+        return_url: row.return_url,
         source: row.source,
         description: row.description,
         failure_code: row.failure_code,
@@ -76,7 +93,7 @@ impl PaymentColumns {
     }
 }
 
-const ALL_COLUMNS: [payments::Column; 15] = [
+const ALL_COLUMNS: [payments::Column; 23] = [
     payments::Column::Id,
     payments::Column::Amount,
     payments::Column::Currency,
@@ -84,6 +101,7 @@ const ALL_COLUMNS: [payments::Column; 15] = [
     payments::Column::AmountRefunded,
     payments::Column::CreatedAt,
     payments::Column::UpdatedAt,
+    payments::Column::AmountCaptured,
     payments::Column::AccountId,
     payments::Column::Source,
     payments::Column::Description,
@@ -92,11 +110,18 @@ const ALL_COLUMNS: [payments::Column; 15] = [
     payments::Column::ProcessorKey,
     payments::Column::ProcessorRef,
     payments::Column::Version,
+    payments::Column::CaptureMethod,
+    payments::Column::AmountCapturable,
+    payments::Column::CaptureBefore,
+    payments::Column::CaptureAmount,
+    payments::Column::CancellationReason,
+    payments::Column::NextActionUrl,
+    payments::Column::ReturnUrl,
 ];
 
-/// How many of [`ALL_COLUMNS`], from the first, a listing reads: its id, money, status and
-/// times.
-const LISTING_COLUMNS: usize = 7;
+/// How many of [`ALL_COLUMNS`], from the first, a listing reads: its id, money (what was
+/// captured too: what is refundable depends on it), status and times.
+const LISTING_COLUMNS: usize = 8;
 
 /// A payment of `account_id` from a row that starts with `columns`' list, read by position
 /// from the driver's row and then mapped like any other ([`payment`]): no column is looked
@@ -128,6 +153,8 @@ where
     String: sea_orm::sqlx::Decode<'r, R::Database> + sea_orm::sqlx::Type<R::Database>,
     i64: sea_orm::sqlx::Decode<'r, R::Database> + sea_orm::sqlx::Type<R::Database>,
     i32: sea_orm::sqlx::Decode<'r, R::Database> + sea_orm::sqlx::Type<R::Database>,
+    Option<String>: sea_orm::sqlx::Decode<'r, R::Database> + sea_orm::sqlx::Type<R::Database>,
+    Option<i64>: sea_orm::sqlx::Decode<'r, R::Database> + sea_orm::sqlx::Type<R::Database>,
 {
     fn read<'r, R, T>(row: &'r R, index: usize) -> Result<T, DbError>
     where
@@ -148,6 +175,7 @@ where
         amount_refunded: read(row, 4)?,
         created_at: read(row, 5)?,
         updated_at: read(row, 6)?,
+        amount_captured: read(row, 7)?,
         account_id: account_id.to_string(),
         source: String::new(),
         description: None,
@@ -156,18 +184,32 @@ where
         processor_key: String::new(),
         processor_ref: None,
         version: 0,
+        capture_method: CaptureMethod::Automatic.as_str().to_string(),
+        amount_capturable: 0,
+        capture_before: None,
+        capture_amount: None,
+        cancellation_reason: None,
+        next_action_url: None,
+        return_url: None,
     };
     Ok(match columns {
         PaymentColumns::Listing => listing,
         PaymentColumns::All => payments::Model {
-            account_id: read(row, 7)?,
-            source: read(row, 8)?,
-            description: read(row, 9)?,
-            failure_code: read(row, 10)?,
-            failure_message: read(row, 11)?,
-            processor_key: read(row, 12)?,
-            processor_ref: read(row, 13)?,
-            version: read(row, 14)?,
+            account_id: read(row, 8)?,
+            source: read(row, 9)?,
+            description: read(row, 10)?,
+            failure_code: read(row, 11)?,
+            failure_message: read(row, 12)?,
+            processor_key: read(row, 13)?,
+            processor_ref: read(row, 14)?,
+            version: read(row, 15)?,
+            capture_method: read(row, 16)?,
+            amount_capturable: read(row, 17)?,
+            capture_before: read(row, 18)?,
+            capture_amount: read(row, 19)?,
+            cancellation_reason: read(row, 20)?,
+            next_action_url: read(row, 21)?,
+            return_url: read(row, 22)?,
             ..listing
         },
     })
@@ -181,6 +223,14 @@ pub(crate) fn payment_row(p: &Payment) -> payments::Model {
         currency: p.currency.code(),
         status: p.status.as_str().to_string(),
         amount_refunded: p.amount_refunded,
+        capture_method: p.capture_method.as_str().to_string(),
+        amount_capturable: p.amount_capturable,
+        amount_captured: p.amount_captured,
+        capture_before: p.capture_before.map(Timestamp::micros),
+        capture_amount: p.capture_amount,
+        cancellation_reason: p.cancellation_reason.map(|r| r.as_str().to_string()),
+        next_action_url: p.next_action_url.clone(),
+        return_url: p.return_url.clone(),
         source: p.source.clone(),
         description: p.description.clone(),
         failure_code: p.failure_code.clone(),

@@ -15,6 +15,10 @@ use crate::domain::time::Timestamp;
 pub enum OperationKind {
     Charge,
     Refund,
+    /// A charge whose money is only held, for a capture or a void.
+    Authorization,
+    Capture,
+    Void,
 }
 
 impl OperationKind {
@@ -22,6 +26,9 @@ impl OperationKind {
         match self {
             OperationKind::Charge => "charge",
             OperationKind::Refund => "refund",
+            OperationKind::Authorization => "authorization",
+            OperationKind::Capture => "capture",
+            OperationKind::Void => "void",
         }
     }
 
@@ -29,6 +36,9 @@ impl OperationKind {
         match text {
             "charge" => Some(OperationKind::Charge),
             "refund" => Some(OperationKind::Refund),
+            "authorization" => Some(OperationKind::Authorization),
+            "capture" => Some(OperationKind::Capture),
+            "void" => Some(OperationKind::Void),
             _ => None,
         }
     }
@@ -43,6 +53,10 @@ pub enum OperationStatus {
     Declined,
     /// Accepted; settled later and announced by webhook.
     Pending,
+    /// An approved authorization that has been captured.
+    Captured,
+    /// An approved authorization that has been released.
+    Voided,
 }
 
 impl OperationStatus {
@@ -52,6 +66,8 @@ impl OperationStatus {
             OperationStatus::Approved => "approved",
             OperationStatus::Declined => "declined",
             OperationStatus::Pending => "pending",
+            OperationStatus::Captured => "captured",
+            OperationStatus::Voided => "voided",
         }
     }
 
@@ -61,6 +77,8 @@ impl OperationStatus {
             "approved" => Some(OperationStatus::Approved),
             "declined" => Some(OperationStatus::Declined),
             "pending" => Some(OperationStatus::Pending),
+            "captured" => Some(OperationStatus::Captured),
+            "voided" => Some(OperationStatus::Voided),
             _ => None,
         }
     }

@@ -26,7 +26,8 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::{
-    ChargeOutcome, ChargeRequest, Processor, ProcessorError, RefundOutcome, RefundRequest,
+    CaptureOutcome, CaptureRequest, ChargeOutcome, ChargeRequest, Processor, ProcessorError,
+    RefundOutcome, RefundRequest,
 };
 
 #[derive(Clone, Copy, Debug)]
@@ -265,6 +266,22 @@ impl Processor for CircuitBreaker {
 
     async fn refund(&self, request: &RefundRequest) -> Result<RefundOutcome, ProcessorError> {
         self.call(self.inner.refund(request)).await
+    }
+
+    async fn authorize(&self, request: &ChargeRequest) -> Result<ChargeOutcome, ProcessorError> {
+        self.call(self.inner.authorize(request)).await
+    }
+
+    async fn capture(&self, request: &CaptureRequest) -> Result<CaptureOutcome, ProcessorError> {
+        self.call(self.inner.capture(request)).await
+    }
+
+    async fn void(&self, request: &CaptureRequest) -> Result<CaptureOutcome, ProcessorError> {
+        self.call(self.inner.void(request)).await
+    }
+
+    async fn lookup_capture(&self, key: &str) -> Result<Option<CaptureOutcome>, ProcessorError> {
+        self.call(self.inner.lookup_capture(key)).await
     }
 }
 

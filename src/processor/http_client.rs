@@ -7,9 +7,10 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use reqwest::header::RETRY_AFTER;
 
-use super::wire::{ChargeBody, ErrorReply, IDEMPOTENCY_KEY, RefundBody, Reply};
+use super::wire::{CaptureBody, ChargeBody, ErrorReply, IDEMPOTENCY_KEY, RefundBody, Reply};
 use super::{
-    ChargeOutcome, ChargeRequest, Processor, ProcessorError, RefundOutcome, RefundRequest,
+    CaptureOutcome, CaptureRequest, ChargeOutcome, ChargeRequest, Processor, ProcessorError,
+    RefundOutcome, RefundRequest,
 };
 
 pub struct HttpProcessor {
@@ -81,9 +82,13 @@ fn unreadable() -> ProcessorError {
     ProcessorError::retryable("processor answered with an unknown status")
 }
 
-#[async_trait::async_trait]
-impl Processor for HttpProcessor {
-    async fn charge(&self, request: &ChargeRequest) -> Result<ChargeOutcome, ProcessorError> {
+impl HttpProcessor {
+    /// A charge or authorization (`path`) with the request's key.
+    async fn open(
+        &self,
+        path: &str,
+        request: &ChargeRequest,
+    ) -> Result<ChargeOutcome, ProcessorError> {
         let body = ChargeBody {
             amount: request.amount,
             currency: request.currency.clone(),
@@ -91,14 +96,65 @@ impl Processor for HttpProcessor {
         };
         let call = self
             .client
-            .post(format!("{}/v1/charges", self.base))
+            .post(format!("{}/v1/{path}", self.base))
             .header(IDEMPOTENCY_KEY, &request.idempotency_key)
             .json(&body);
         let reply = self
             .send(call)
             .await?
-            .ok_or_else(|| ProcessorError::Fatal("charge endpoint missing".into()))?;
+            .ok_or_else(|| ProcessorError::Fatal(format!("{path} endpoint missing")))?;
         reply.into_charge().ok_or_else(unreadable)
+    }
+
+    /// A capture or void (`path`) of an authorization, with the request's key.
+    async fn follow_up(
+        &self,
+        path: &str,
+        request: &CaptureRequest,
+    ) -> Result<CaptureOutcome, ProcessorError> {
+        let body = CaptureBody {
+            authorization_key: request.authorization_key.clone(),
+            amount: request.amount,
+            currency: request.currency.clone(),
+        };
+        let call = self
+            .client
+            .post(format!("{}/v1/{path}", self.base))
+            .header(IDEMPOTENCY_KEY, &request.idempotency_key)
+            .json(&body);
+        let reply = self
+            .send(call)
+            .await?
+            .ok_or_else(|| ProcessorError::Fatal(format!("{path} endpoint missing")))?;
+        reply.into_capture().ok_or_else(unreadable)
+    }
+}
+
+#[async_trait::async_trait]
+impl Processor for HttpProcessor {
+    async fn charge(&self, request: &ChargeRequest) -> Result<ChargeOutcome, ProcessorError> {
+        self.open("charges", request).await
+    }
+
+    async fn authorize(&self, request: &ChargeRequest) -> Result<ChargeOutcome, ProcessorError> {
+        self.open("authorizations", request).await
+    }
+
+    async fn capture(&self, request: &CaptureRequest) -> Result<CaptureOutcome, ProcessorError> {
+        self.follow_up("captures", request).await
+    }
+
+    async fn void(&self, request: &CaptureRequest) -> Result<CaptureOutcome, ProcessorError> {
+        self.follow_up("voids", request).await
+    }
+
+    async fn lookup_capture(&self, key: &str) -> Result<Option<CaptureOutcome>, ProcessorError> {
+        let call = self.client.get(format!("{}/v1/captures/{key}", self.base));
+        match self.send(call).await? {
+            None => Ok(None),
+            Some(reply) if reply.status == "attempting" => Ok(None),
+            Some(reply) => reply.into_capture().map(Some).ok_or_else(unreadable),
+        }
     }
 
     async fn lookup_charge(&self, key: &str) -> Result<Option<ChargeOutcome>, ProcessorError> {

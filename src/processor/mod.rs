@@ -65,6 +65,32 @@ pub enum RefundOutcome {
     },
 }
 
+/// A capture of (part of) an authorization, or its void, de-duplicated by its own
+/// idempotency key.
+#[derive(Clone, Debug)]
+pub struct CaptureRequest {
+    pub idempotency_key: String,
+    /// The idempotency key the authorization was made with.
+    pub authorization_key: String,
+    /// What to capture; a void releases the whole authorization and sends none.
+    pub amount: i64,
+    pub currency: String,
+}
+
+/// What the processor made of a capture or a void of an authorization.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CaptureOutcome {
+    Succeeded {
+        reference: String,
+    },
+    /// The authorization could not be captured or voided (voided or captured already,
+    /// expired at the processor).
+    Failed {
+        reference: String,
+        code: String,
+    },
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ProcessorError {
     /// Safe to try again with the same idempotency key (connection failure, timeout, 429,
@@ -111,6 +137,22 @@ pub trait Processor: Send + Sync + 'static {
     ) -> Result<Option<ChargeOutcome>, ProcessorError>;
 
     async fn refund(&self, request: &RefundRequest) -> Result<RefundOutcome, ProcessorError>;
+
+    /// Like [`Processor::charge`], but the money is only held: `Approved` means authorized,
+    /// for a later [`Processor::capture`] or [`Processor::void`].
+    async fn authorize(&self, request: &ChargeRequest) -> Result<ChargeOutcome, ProcessorError>;
+
+    /// Takes `request.amount` of an authorization and releases the rest.
+    async fn capture(&self, request: &CaptureRequest) -> Result<CaptureOutcome, ProcessorError>;
+
+    /// Releases an authorization without taking anything (`request.amount` is ignored).
+    async fn void(&self, request: &CaptureRequest) -> Result<CaptureOutcome, ProcessorError>;
+
+    /// What the processor knows of a capture or void made with this idempotency key.
+    async fn lookup_capture(
+        &self,
+        idempotency_key: &str,
+    ) -> Result<Option<CaptureOutcome>, ProcessorError>;
 }
 
 /// Timeouts and retries for processor calls.

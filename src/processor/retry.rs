@@ -10,8 +10,8 @@ use tokio::time::{Instant, timeout};
 use tracing::Instrument;
 
 use super::{
-    CallLimits, ChargeOutcome, ChargeRequest, Processor, ProcessorError, RefundOutcome,
-    RefundRequest,
+    CallLimits, CaptureOutcome, CaptureRequest, ChargeOutcome, ChargeRequest, Processor,
+    ProcessorError, RefundOutcome, RefundRequest,
 };
 
 /// How a call is retried.
@@ -119,6 +119,37 @@ impl Retrying {
     pub async fn refund(&self, request: &RefundRequest) -> Result<RefundOutcome, ProcessorError> {
         self.policy
             .run("refund", || self.inner.refund(request))
+            .await
+    }
+
+    pub async fn authorize(
+        &self,
+        request: &ChargeRequest,
+    ) -> Result<ChargeOutcome, ProcessorError> {
+        self.policy
+            .run("authorize", || self.inner.authorize(request))
+            .await
+    }
+
+    pub async fn capture(
+        &self,
+        request: &CaptureRequest,
+    ) -> Result<CaptureOutcome, ProcessorError> {
+        self.policy
+            .run("capture", || self.inner.capture(request))
+            .await
+    }
+
+    pub async fn void(&self, request: &CaptureRequest) -> Result<CaptureOutcome, ProcessorError> {
+        self.policy.run("void", || self.inner.void(request)).await
+    }
+
+    pub async fn lookup_capture(
+        &self,
+        key: &str,
+    ) -> Result<Option<CaptureOutcome>, ProcessorError> {
+        self.policy
+            .run("lookup_capture", || self.inner.lookup_capture(key))
             .await
     }
 }

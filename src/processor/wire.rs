@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ChargeOutcome, RefundOutcome};
+use super::{CaptureOutcome, ChargeOutcome, RefundOutcome};
 
 pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
 
@@ -20,6 +20,16 @@ pub struct ChargeBody {
 pub struct RefundBody {
     /// The idempotency key the charge was made with.
     pub charge_key: String,
+    pub amount: i64,
+    pub currency: String,
+}
+
+/// A capture or void of an authorization.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CaptureBody {
+    /// The idempotency key the authorization was made with.
+    pub authorization_key: String,
     pub amount: i64,
     pub currency: String,
 }
@@ -95,6 +105,37 @@ impl Reply {
                 code: self.failure_code.unwrap_or_else(|| "refund_failed".into()),
             }),
             _ => None,
+        }
+    }
+}
+
+impl Reply {
+    pub fn into_capture(self) -> Option<CaptureOutcome> {
+        let reference = self.reference;
+        match self.status.as_str() {
+            "succeeded" => Some(CaptureOutcome::Succeeded { reference }),
+            "failed" => Some(CaptureOutcome::Failed {
+                reference,
+                code: self
+                    .failure_code
+                    .unwrap_or_else(|| "authorization_unavailable".into()),
+            }),
+            _ => None,
+        }
+    }
+}
+
+impl From<&CaptureOutcome> for Reply {
+    fn from(outcome: &CaptureOutcome) -> Self {
+        let (status, reference, code) = match outcome {
+            CaptureOutcome::Succeeded { reference } => ("succeeded", reference, None),
+            CaptureOutcome::Failed { reference, code } => ("failed", reference, Some(code.clone())),
+        };
+        Reply {
+            status: status.into(),
+            reference: reference.clone(),
+            failure_code: code,
+            failure_message: None,
         }
     }
 }

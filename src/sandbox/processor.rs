@@ -11,8 +11,10 @@ use crate::persistence::sandbox::{
 use crate::persistence::{Db, DbError};
 use crate::processor::events::{CHARGE_SUCCEEDED, REFUND_SUCCEEDED, WebhookData, WebhookEvent};
 use crate::processor::{
-    ChargeOutcome, ChargeRequest, Processor, ProcessorError, RefundOutcome, RefundRequest,
+    CaptureOutcome, CaptureRequest, ChargeOutcome, ChargeRequest, Processor, ProcessorError,
+    RefundOutcome, RefundRequest,
 };
+use authorizations::follow_up_outcome;
 
 /// Attempts of a `tok_flaky` charge that fail before it is approved.
 const FLAKY_FAILURES: i32 = 2;
@@ -94,7 +96,10 @@ fn unavailable(err: DbError) -> ProcessorError {
 fn outcome(op: &SandboxOperation) -> Option<ChargeOutcome> {
     let reference = op.reference.clone();
     match op.status {
-        OperationStatus::Approved => Some(ChargeOutcome::Approved { reference }),
+        // An authorization captured or voided since was approved all the same.
+        OperationStatus::Approved | OperationStatus::Captured | OperationStatus::Voided => {
+            Some(ChargeOutcome::Approved { reference })
+        }
         OperationStatus::Pending => Some(ChargeOutcome::Pending { reference }),
         OperationStatus::Declined => {
             let code = op
@@ -116,10 +121,13 @@ fn outcome(op: &SandboxOperation) -> Option<ChargeOutcome> {
     }
 }
 
-#[async_trait::async_trait]
-impl Processor for Sandbox {
-    #[tracing::instrument(skip_all, fields(key = %request.idempotency_key))]
-    async fn charge(&self, request: &ChargeRequest) -> Result<ChargeOutcome, ProcessorError> {
+impl Sandbox {
+    /// A charge or an authorization (`kind`): the source token decides the outcome.
+    async fn open(
+        &self,
+        request: &ChargeRequest,
+        kind: OperationKind,
+    ) -> Result<ChargeOutcome, ProcessorError> {
         let behaviour = behaviour(&request.source);
         let (status, failure_code) = match behaviour {
             Behaviour::Approve | Behaviour::Stall => (OperationStatus::Approved, None),
@@ -132,7 +140,7 @@ impl Processor for Sandbox {
             &self.db,
             NewOperation {
                 idempotency_key: &request.idempotency_key,
-                kind: OperationKind::Charge,
+                kind,
                 reference: &reference,
                 source: &request.source,
                 amount: request.amount,
@@ -143,7 +151,7 @@ impl Processor for Sandbox {
         )
         .await
         .map_err(unavailable)?;
-        if op.source != request.source || op.amount != request.amount {
+        if op.kind != kind || op.source != request.source || op.amount != request.amount {
             return Err(ProcessorError::Fatal(
                 "idempotency key reused with different charge parameters".into(),
             ));
@@ -188,13 +196,50 @@ impl Processor for Sandbox {
         }
         outcome(&op).ok_or_else(|| ProcessorError::retryable("sandbox: charge not settled"))
     }
+}
+
+#[async_trait::async_trait]
+impl Processor for Sandbox {
+    #[tracing::instrument(skip_all, fields(key = %request.idempotency_key))]
+    async fn charge(&self, request: &ChargeRequest) -> Result<ChargeOutcome, ProcessorError> {
+        self.open(request, OperationKind::Charge).await
+    }
+
+    #[tracing::instrument(skip_all, fields(key = %request.idempotency_key))]
+    async fn authorize(&self, request: &ChargeRequest) -> Result<ChargeOutcome, ProcessorError> {
+        self.open(request, OperationKind::Authorization).await
+    }
+
+    #[tracing::instrument(skip_all, fields(key = %request.idempotency_key))]
+    async fn capture(&self, request: &CaptureRequest) -> Result<CaptureOutcome, ProcessorError> {
+        self.follow_up(request, OperationKind::Capture, OperationStatus::Captured)
+            .await
+    }
+
+    #[tracing::instrument(skip_all, fields(key = %request.idempotency_key))]
+    async fn void(&self, request: &CaptureRequest) -> Result<CaptureOutcome, ProcessorError> {
+        self.follow_up(request, OperationKind::Void, OperationStatus::Voided)
+            .await
+    }
+
+    async fn lookup_capture(&self, key: &str) -> Result<Option<CaptureOutcome>, ProcessorError> {
+        let op = store::find(&self.db, key).await.map_err(unavailable)?;
+        Ok(op
+            .filter(|op| matches!(op.kind, OperationKind::Capture | OperationKind::Void))
+            .as_ref()
+            .and_then(follow_up_outcome))
+    }
 
     #[tracing::instrument(skip_all, fields(key = %request.idempotency_key))]
     async fn refund(&self, request: &RefundRequest) -> Result<RefundOutcome, ProcessorError> {
         let charge = store::find(&self.db, &request.charge_key)
             .await
             .map_err(unavailable)?
-            .filter(|c| c.kind == OperationKind::Charge && c.status == OperationStatus::Approved)
+            .filter(|c| {
+                (c.kind == OperationKind::Charge && c.status == OperationStatus::Approved)
+                    || (c.kind == OperationKind::Authorization
+                        && c.status == OperationStatus::Captured)
+            })
             .ok_or_else(|| ProcessorError::Fatal("no approved charge with this key".into()))?;
         let (status, failure_code) = match behaviour(&charge.source) {
             _ if charge.source == "tok_refundFail" => {
@@ -240,6 +285,9 @@ impl Processor for Sandbox {
                 }
                 Ok(RefundOutcome::Pending { reference })
             }
+            OperationStatus::Captured | OperationStatus::Voided => Err(ProcessorError::Fatal(
+                "idempotency key reused with different refund parameters".into(),
+            )),
         }
     }
 
@@ -248,3 +296,5 @@ impl Processor for Sandbox {
         Ok(op.as_ref().and_then(outcome))
     }
 }
+
+mod authorizations;

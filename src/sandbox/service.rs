@@ -18,8 +18,10 @@ use tokio::net::TcpListener;
 use super::processor::Sandbox;
 use super::webhooks::WebhookTarget;
 use crate::persistence::{Db, DbConfig, DbError};
-use crate::processor::wire::{ChargeBody, ErrorReply, IDEMPOTENCY_KEY, RefundBody, Reply};
-use crate::processor::{ChargeRequest, Processor, ProcessorError, RefundRequest};
+use crate::processor::wire::{
+    CaptureBody, ChargeBody, ErrorReply, IDEMPOTENCY_KEY, RefundBody, Reply,
+};
+use crate::processor::{CaptureRequest, ChargeRequest, Processor, ProcessorError, RefundRequest};
 
 #[derive(Clone, Debug)]
 pub struct SandboxConfig {
@@ -97,6 +99,10 @@ impl SandboxApp {
             .route("/v1/charges", post(charge))
             .route("/v1/charges/{key}", get(lookup))
             .route("/v1/refunds", post(refund))
+            .route("/v1/authorizations", post(authorize))
+            .route("/v1/captures", post(capture))
+            .route("/v1/captures/{key}", get(lookup_capture))
+            .route("/v1/voids", post(void))
             .route("/_faults", post(set_faults))
             .route("/_stats", get(stats))
             .route(
@@ -207,10 +213,12 @@ fn admit(state: &ServiceState, headers: &HeaderMap) -> Result<String, Box<Respon
     })
 }
 
-async fn charge(
-    State(state): State<ServiceState>,
+/// A charge (`capture`) or an authorization.
+async fn open(
+    state: ServiceState,
     headers: HeaderMap,
-    Json(body): Json<ChargeBody>,
+    body: ChargeBody,
+    capture: bool,
 ) -> Response {
     let key = match admit(&state, &headers) {
         Ok(key) => key,
@@ -222,8 +230,84 @@ async fn charge(
         currency: body.currency,
         source: body.source,
     };
-    match state.sandbox.charge(&request).await {
+    let outcome = if capture {
+        state.sandbox.charge(&request).await
+    } else {
+        state.sandbox.authorize(&request).await
+    };
+    match outcome {
         Ok(outcome) => answer(&state.faults, Reply::from(&outcome)),
+        Err(err) => failure(err),
+    }
+}
+
+async fn charge(
+    State(state): State<ServiceState>,
+    headers: HeaderMap,
+    Json(body): Json<ChargeBody>,
+) -> Response {
+    open(state, headers, body, true).await
+}
+
+async fn authorize(
+    State(state): State<ServiceState>,
+    headers: HeaderMap,
+    Json(body): Json<ChargeBody>,
+) -> Response {
+    open(state, headers, body, false).await
+}
+
+/// A capture (`void` false) or a void of an authorization.
+async fn follow_up(
+    state: ServiceState,
+    headers: HeaderMap,
+    body: CaptureBody,
+    void: bool,
+) -> Response {
+    let key = match admit(&state, &headers) {
+        Ok(key) => key,
+        Err(response) => return *response,
+    };
+    let request = CaptureRequest {
+        idempotency_key: key,
+        authorization_key: body.authorization_key,
+        amount: body.amount,
+        currency: body.currency,
+    };
+    let outcome = if void {
+        state.sandbox.void(&request).await
+    } else {
+        state.sandbox.capture(&request).await
+    };
+    match outcome {
+        Ok(outcome) => answer(&state.faults, Reply::from(&outcome)),
+        Err(err) => failure(err),
+    }
+}
+
+async fn capture(
+    State(state): State<ServiceState>,
+    headers: HeaderMap,
+    Json(body): Json<CaptureBody>,
+) -> Response {
+    follow_up(state, headers, body, false).await
+}
+
+async fn void(
+    State(state): State<ServiceState>,
+    headers: HeaderMap,
+    Json(body): Json<CaptureBody>,
+) -> Response {
+    follow_up(state, headers, body, true).await
+}
+
+async fn lookup_capture(State(state): State<ServiceState>, Path(key): Path<String>) -> Response {
+    if let Some(response) = fail_first(&state.faults) {
+        return response;
+    }
+    match state.sandbox.lookup_capture(&key).await {
+        Ok(Some(outcome)) => answer(&state.faults, Reply::from(&outcome)),
+        Ok(None) => error(StatusCode::NOT_FOUND, "no capture with this key"),
         Err(err) => failure(err),
     }
 }

@@ -166,6 +166,7 @@ impl Keys {
         if caller.is_client_token() {
             return Err(ServiceError::Forbidden {
                 field: "createClientToken".into(),
+                required_scope: None,
             });
         }
         if scopes.is_empty() {

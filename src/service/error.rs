@@ -24,9 +24,11 @@ pub enum ServiceError {
     RefundExceedsAvailable(String),
     /// The processor could not be reached; safe to retry with the same key.
     ProcessorUnavailable,
-    /// Only a secret API key may do this (`field`), not a client token.
+    /// Only a secret API key may do this (`field`), not a client token; `required_scope`
+    /// names the scope that would allow it, if one does.
     Forbidden {
         field: String,
+        required_scope: Option<&'static str>,
     },
     /// Storage failed.
     Store(DbError),

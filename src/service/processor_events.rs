@@ -2,6 +2,8 @@
 //! once; duplicates, unknown objects and events that arrive out of order are recorded and
 //! ignored, never applied.
 
+use std::time::Duration;
+
 use super::ServiceError;
 use super::feed::PaymentFeed;
 use super::stale::StaleRetries;
@@ -35,6 +37,7 @@ pub enum Received {
 pub async fn receive(
     db: &Db,
     feed: &PaymentFeed,
+    authorization_ttl: Duration,
     secret: &[u8],
     signature: Option<&str>,
     body: &[u8],
@@ -73,6 +76,8 @@ pub async fn receive(
         failure_code: event.data.failure_code.as_deref(),
         failure_message: event.data.failure_message.as_deref(),
         payload: &payload,
+        capture_before: Timestamp::now()
+            .plus_seconds(i64::try_from(authorization_ttl.as_secs()).unwrap_or(i64::MAX)),
     };
     let mut retries = StaleRetries::default();
     loop {

@@ -1,17 +1,21 @@
 //! Reconciliation: PENDING payments past their TTL are canceled; PROCESSING payments past the
 //! deadline are looked up at the processor by their key and resolved to its outcome, or
-//! canceled when it never saw them.
+//! canceled when it never saw them; captures whose answer was lost are looked up and settled
+//! the same way; authorizations past their `captureBefore` are voided (`CANCELED`,
+//! `AUTHORIZATION_EXPIRED`).
 
 use std::time::Duration;
 
 use super::ServiceError;
 use super::payments::PaymentService;
+use crate::domain::capture::CancellationReason;
 use crate::domain::state_machine::{self, PaymentOperation};
 use crate::domain::status::PaymentStatus;
 use crate::domain::time::Timestamp;
 use crate::persistence::payment_writes::{self, Changes, KeyAction, Written};
 use crate::persistence::payments::{self, Payment};
 use crate::processor::ChargeOutcome;
+use crate::service::payments::capture_key;
 
 /// Rows handled per status per run; the next run picks up the rest.
 const BATCH: u64 = 200;
@@ -26,6 +30,10 @@ pub struct ReconcileSettings {
 pub struct ReconcileReport {
     pub expired: usize,
     pub resolved: usize,
+    /// Captures in flight settled (captured, or found never sent).
+    pub captures: usize,
+    /// Authorizations voided past their deadline.
+    pub voided: usize,
 }
 
 fn seconds(d: Duration) -> i64 {
@@ -73,14 +81,15 @@ impl PaymentService {
                 }
             };
             let (operation, changes, reason) = match found {
-                Some(ChargeOutcome::Approved { reference }) => (
-                    PaymentOperation::ProcessorApproved,
-                    Changes {
-                        processor_ref: Some(reference),
-                        ..Changes::default()
-                    },
-                    "approved (reconciled with the processor)",
-                ),
+                Some(ChargeOutcome::Approved { reference }) => {
+                    let (operation, changes) =
+                        payment_writes::approved(&payment, reference, self.capture_before());
+                    (
+                        operation,
+                        changes,
+                        "approved (reconciled with the processor)",
+                    )
+                }
                 Some(ChargeOutcome::Declined {
                     reference,
                     code,
@@ -91,7 +100,7 @@ impl PaymentService {
                         processor_ref: Some(reference),
                         failure_code: Some(code),
                         failure_message: Some(message),
-                        amount_refunded: None,
+                        ..Changes::default()
                     },
                     "declined (reconciled with the processor)",
                 ),
@@ -106,7 +115,64 @@ impl PaymentService {
                 report.resolved += 1;
             }
         }
+        report.captures = self.settle_lost_captures(processing_cutoff).await?;
+        report.voided = self.void_expired_authorizations(now).await?;
         Ok(report)
+    }
+
+    /// Asks the processor about captures whose answer was lost, and settles each as it
+    /// answers; one it never received is no longer in flight, and may be sent again.
+    async fn settle_lost_captures(&self, before: Timestamp) -> Result<usize, ServiceError> {
+        let mut settled = 0;
+        for payment in payments::captures_in_flight(self.db(), before, BATCH).await? {
+            let (Some(amount), key) = (payment.capture_amount, capture_key(&payment)) else {
+                continue;
+            };
+            let found = match self.processor().lookup_capture(&key).await {
+                Ok(found) => found,
+                Err(err) => {
+                    tracing::warn!(payment = %payment.id, error = %err, "cannot reconcile now");
+                    continue;
+                }
+            };
+            let done = match found {
+                Some(outcome) => self
+                    .settle_capture(payment, amount, outcome, None)
+                    .await
+                    .is_ok(),
+                None => payment_writes::set_capture_in_flight(self.db(), &payment, None, None)
+                    .await?
+                    .done()
+                    .is_some(),
+            };
+            settled += usize::from(done);
+        }
+        Ok(settled)
+    }
+
+    /// Voids authorizations past their `captureBefore` and cancels their payments.
+    async fn void_expired_authorizations(&self, now: Timestamp) -> Result<usize, ServiceError> {
+        let mut voided = 0;
+        for payment in payments::authorizations_expired(self.db(), now, BATCH).await? {
+            if let Err(err) = self.void(&payment).await {
+                tracing::warn!(payment = %payment.id, error = ?err, "cannot void an expired authorization now");
+                continue;
+            }
+            let changes = Changes {
+                cancellation_reason: Some(CancellationReason::AuthorizationExpired),
+                amount_capturable: Some(0),
+                ..Changes::default()
+            };
+            let reason = "authorization expired: voided";
+            if self
+                .apply(&payment, PaymentOperation::Expire, changes, reason)
+                .await?
+            {
+                crate::metrics::record_lifecycle("authorization_expiry", "voided");
+                voided += 1;
+            }
+        }
+        Ok(voided)
     }
 
     /// One transition if the state machine still allows it; a concurrent change wins.

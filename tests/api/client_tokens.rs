@@ -71,6 +71,13 @@ fn operations(payment: &str) -> Vec<(&'static str, &'static str, String)> {
         ),
         (
             "mutation",
+            "capturePayment",
+            "mutation { capturePayment(idempotencyKey: \"t-capture\", input: {paymentId: \
+             \"pay_00000000000000000000000000\"}) { payment { id } } }"
+                .into(),
+        ),
+        (
+            "mutation",
             "confirmPayment",
             "mutation { confirmPayment(idempotencyKey: \"t-confirm\", paymentId: \
              \"pay_00000000000000000000000000\") { payment { id } } }"
@@ -151,6 +158,10 @@ fn allowed_by(scope: &str) -> &'static [&'static str] {
 }
 
 fn required_scope(field: &str) -> Value {
+    if field == "capturePayment" {
+        // A scope of keys, which no client token can hold.
+        return Value::from("PAYMENTS_CAPTURE");
+    }
     ["PAYMENTS_READ", "PAYMENTS_WRITE", "REFUNDS_WRITE"]
         .into_iter()
         .find(|scope| allowed_by(scope).contains(&field))

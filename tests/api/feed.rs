@@ -123,6 +123,8 @@ async fn a_change_that_commits_late_is_not_passed_over_postgres() {
             source: "tok_visa".into(),
             description: None,
             status: PaymentStatus::Failed,
+            capture_method: Default::default(),
+            return_url: None,
             created_at: Timestamp::now(),
         },
     )

@@ -30,6 +30,12 @@ async fn payment_in(app: &TestApp, key: &str, status: PaymentStatus) -> String {
         PaymentStatus::Pending => made("tok_visa", false).await,
         PaymentStatus::Processing => made("tok_async", true).await,
         PaymentStatus::Succeeded => made("tok_visa", true).await,
+        PaymentStatus::RequiresCapture => {
+            let input = json!({"amount": 1000, "currency": "USD", "source": "tok_visa",
+                "captureMethod": "MANUAL"});
+            created_id(app, key, &tag, input).await
+        }
+        PaymentStatus::RequiresAction => panic!("no sandbox source asks for customer action"),
         PaymentStatus::Failed => made("tok_chargeDeclined", true).await,
         PaymentStatus::Canceled => {
             let id = made("tok_visa", false).await;
@@ -74,9 +80,10 @@ async fn payment_in(app: &TestApp, key: &str, status: PaymentStatus) -> String {
     id
 }
 
-const ALL: [PaymentStatus; 8] = [
+const ALL: [PaymentStatus; 9] = [
     PaymentStatus::Pending,
     PaymentStatus::Processing,
+    PaymentStatus::RequiresCapture,
     PaymentStatus::Succeeded,
     PaymentStatus::Failed,
     PaymentStatus::Canceled,
@@ -113,11 +120,12 @@ async fn every_cell_of_the_transition_table(backend: Backend) {
             assert_eq!(error_extension(&body, "from"), from.as_str());
         }
 
-        // cancelPayment: PENDING -> CANCELED; CANCELED stays; anything else refused.
+        // cancelPayment: PENDING -> CANCELED; REQUIRES_CAPTURE -> (voided) CANCELED; CANCELED
+        // stays; anything else refused.
         let id = payment_in(&app, &key, from).await;
         let (_, body) = app.post(Some(&key), CANCEL, json!({"id": id})).await;
         match from {
-            S::Pending | S::Canceled => assert_eq!(
+            S::Pending | S::Canceled | S::RequiresCapture => assert_eq!(
                 body["data"]["cancelPayment"]["payment"]["status"], "CANCELED",
                 "{body}"
             ),
@@ -478,6 +486,8 @@ async fn reconciliation_expires_and_resolves_stuck_payments(backend: Backend) {
             source: "tok_visa".into(),
             description: None,
             status: PaymentStatus::Processing,
+            capture_method: Default::default(),
+            return_url: None,
             created_at: Timestamp::now(),
         },
     )

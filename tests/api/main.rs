@@ -5,6 +5,7 @@ mod helpers;
 
 mod auth;
 mod breaker;
+mod capture;
 mod cli;
 mod client_tokens;
 mod cluster_selftest;

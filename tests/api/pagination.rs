@@ -38,6 +38,8 @@ async fn seed(app: &TestApp, account_id: &str, count: usize) -> Vec<Row> {
             source: "tok_visa".to_string(),
             description: None,
             status: statuses[i % statuses.len()],
+            capture_method: Default::default(),
+            return_url: None,
             created_at: Timestamp::from_micros(base + [0, 1, 500_000, 1_000_000, 1][i % 5]),
         })
         .collect();

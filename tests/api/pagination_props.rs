@@ -73,6 +73,8 @@ async fn check(app: &TestApp, case: Case) {
             source: "tok_visa".to_string(),
             description: None,
             status: STATUSES[s],
+            capture_method: Default::default(),
+            return_url: None,
             created_at: Timestamp::from_micros(BASE + t),
         })
         .collect();

@@ -314,6 +314,8 @@ async fn an_abandoned_claim_is_taken_over_after_the_lock_timeout(backend: Backen
             source: "tok_visa".into(),
             description: None,
             status: graphpay::domain::status::PaymentStatus::Processing,
+            capture_method: Default::default(),
+            return_url: None,
             created_at: now,
         },
         graphpay::persistence::payment_writes::KeyRef {

@@ -2,6 +2,7 @@
 //! cancellations, for no filter and for status filters; other filters count rows.
 
 use futures_util::future::join_all;
+use graphpay::domain::time::Timestamp;
 use serde_json::json;
 
 use crate::helpers::{
@@ -170,16 +171,35 @@ async fn status_totals_are_read_from_the_counts_and_other_filters_count_rows(bac
 async fn the_migration_counts_the_payments_already_there(backend: Backend) {
     let app = TestApp::quiet(backend).await;
     let (account, key) = app.account("Acme").await;
-    app.db.undo_migrations(1).await.unwrap();
-    for i in 0..4 {
-        created_id(&app, &key, &format!("before-{i}"), input(500, "tok_visa")).await;
+    // Back to before the counts (and the card lifecycle's columns after them), with payments
+    // written as the gateway of that time wrote them.
+    app.db.undo_migrations(2).await.unwrap();
+    let now = Timestamp::now().micros();
+    for i in 0..5 {
+        let status = if i < 4 { "SUCCEEDED" } else { "FAILED" };
+        app.db
+            .query_text(&format!(
+                "INSERT INTO payments (id, account_id, amount, currency, status, amount_refunded, \
+                 source, processor_key, version, created_at, updated_at) VALUES \
+                 ('pay_0000000000000000000000000{i}', '{account}', 500, 'USD', '{status}', 0, \
+                 'tok_visa', 'pay_0000000000000000000000000{i}', 1, {now}, {now})"
+            ))
+            .await
+            .unwrap();
     }
-    created_id(&app, &key, "declined", input(500, "tok_chargeDeclined")).await;
     graphpay::persistence::Db::migrate(&app.db_config)
         .await
         .unwrap();
     assert_totals_match_rows(&app, &key, &account).await;
     assert_eq!(total(&app, &key, None).await, 5);
+    // A payment charged before capture methods existed was captured in full.
+    let before = app
+        .query(&key, "{ payment(id: \"pay_00000000000000000000000000\") { captureMethod amountCaptured amountRefundable } }", json!({}))
+        .await;
+    assert_eq!(
+        before["payment"],
+        json!({"captureMethod": "AUTOMATIC", "amountCaptured": 500, "amountRefundable": 500})
+    );
     created_id(&app, &key, "after", input(500, "tok_visa")).await;
     assert_eq!(total(&app, &key, Some(&["SUCCEEDED"])).await, 5);
 }

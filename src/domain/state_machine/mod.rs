@@ -8,11 +8,21 @@ use super::status::PaymentStatus;
 pub enum PaymentOperation {
     /// `createPayment(confirm: true)` or `confirmPayment`.
     Confirm,
+    /// The processor approved a charge (`AUTOMATIC`): captured at once.
     ProcessorApproved,
+    /// The processor approved an authorization (`MANUAL`): held until captured.
+    ProcessorAuthorized,
     ProcessorDeclined,
-    /// `cancelPayment` (PENDING only).
+    /// The processor asks the customer to act (3-D Secure).
+    ActionRequired,
+    /// The customer answered the action; the processor decides next.
+    CustomerActed,
+    /// `capturePayment`, confirmed by the processor.
+    Capture,
+    /// `cancelPayment`: PENDING and REQUIRES_ACTION, and REQUIRES_CAPTURE by a void.
     Cancel,
-    /// Expiry after reconciling with the processor.
+    /// Expiry after reconciling with the processor (an authorization past `captureBefore`
+    /// included).
     Expire,
     RefundRequested,
     /// `fully`: the refunds now add up to the whole amount.
@@ -27,10 +37,14 @@ pub enum PaymentOperation {
 
 impl PaymentOperation {
     /// Every operation, each variant of the refund outcomes included.
-    pub const ALL: [PaymentOperation; 10] = [
+    pub const ALL: [PaymentOperation; 14] = [
         PaymentOperation::Confirm,
         PaymentOperation::ProcessorApproved,
+        PaymentOperation::ProcessorAuthorized,
         PaymentOperation::ProcessorDeclined,
+        PaymentOperation::ActionRequired,
+        PaymentOperation::CustomerActed,
+        PaymentOperation::Capture,
         PaymentOperation::Cancel,
         PaymentOperation::Expire,
         PaymentOperation::RefundRequested,
@@ -49,7 +63,11 @@ impl PaymentOperation {
         match self {
             PaymentOperation::Confirm => "confirm",
             PaymentOperation::ProcessorApproved => "approve",
+            PaymentOperation::ProcessorAuthorized => "authorize",
             PaymentOperation::ProcessorDeclined => "decline",
+            PaymentOperation::ActionRequired => "require action for",
+            PaymentOperation::CustomerActed => "complete the customer action of",
+            PaymentOperation::Capture => "capture",
             PaymentOperation::Cancel => "cancel",
             PaymentOperation::Expire => "expire",
             PaymentOperation::RefundRequested => "refund",
@@ -78,8 +96,14 @@ pub fn next(
         (S::Pending, Op::Confirm) => Ok(S::Processing),
         (S::Pending, Op::Cancel | Op::Expire) => Ok(S::Canceled),
         (S::Processing, Op::ProcessorApproved) => Ok(S::Succeeded),
+        (S::Processing, Op::ProcessorAuthorized) => Ok(S::RequiresCapture),
         (S::Processing, Op::ProcessorDeclined) => Ok(S::Failed),
+        (S::Processing, Op::ActionRequired) => Ok(S::RequiresAction),
         (S::Processing, Op::Expire) => Ok(S::Canceled),
+        (S::RequiresAction, Op::CustomerActed) => Ok(S::Processing),
+        (S::RequiresAction, Op::Cancel | Op::Expire) => Ok(S::Canceled),
+        (S::RequiresCapture, Op::Capture) => Ok(S::Succeeded),
+        (S::RequiresCapture, Op::Cancel | Op::Expire) => Ok(S::Canceled),
         (S::Succeeded | S::PartiallyRefunded, Op::RefundRequested) => Ok(S::Refunding),
         (S::Refunding, Op::RefundSucceeded { fully: true }) => Ok(S::Refunded),
         (S::Refunding, Op::RefundSucceeded { fully: false }) => Ok(S::PartiallyRefunded),
@@ -98,7 +122,11 @@ pub fn next(
         (
             S::Pending,
             Op::ProcessorApproved
+            | Op::ProcessorAuthorized
             | Op::ProcessorDeclined
+            | Op::ActionRequired
+            | Op::CustomerActed
+            | Op::Capture
             | Op::RefundRequested
             | Op::RefundSucceeded { .. }
             | Op::RefundFailed { .. },
@@ -106,7 +134,33 @@ pub fn next(
         | (
             S::Processing,
             Op::Confirm
+            | Op::CustomerActed
+            | Op::Capture
             | Op::Cancel
+            | Op::RefundRequested
+            | Op::RefundSucceeded { .. }
+            | Op::RefundFailed { .. },
+        )
+        | (
+            S::RequiresAction,
+            Op::Confirm
+            | Op::ProcessorApproved
+            | Op::ProcessorAuthorized
+            | Op::ProcessorDeclined
+            | Op::ActionRequired
+            | Op::Capture
+            | Op::RefundRequested
+            | Op::RefundSucceeded { .. }
+            | Op::RefundFailed { .. },
+        )
+        | (
+            S::RequiresCapture,
+            Op::Confirm
+            | Op::ProcessorApproved
+            | Op::ProcessorAuthorized
+            | Op::ProcessorDeclined
+            | Op::ActionRequired
+            | Op::CustomerActed
             | Op::RefundRequested
             | Op::RefundSucceeded { .. }
             | Op::RefundFailed { .. },
@@ -115,7 +169,11 @@ pub fn next(
             S::Succeeded | S::PartiallyRefunded,
             Op::Confirm
             | Op::ProcessorApproved
+            | Op::ProcessorAuthorized
             | Op::ProcessorDeclined
+            | Op::ActionRequired
+            | Op::CustomerActed
+            | Op::Capture
             | Op::Cancel
             | Op::Expire
             | Op::RefundSucceeded { .. }
@@ -125,7 +183,11 @@ pub fn next(
             S::Refunding,
             Op::Confirm
             | Op::ProcessorApproved
+            | Op::ProcessorAuthorized
             | Op::ProcessorDeclined
+            | Op::ActionRequired
+            | Op::CustomerActed
+            | Op::Capture
             | Op::Cancel
             | Op::Expire
             | Op::RefundRequested,
@@ -134,7 +196,11 @@ pub fn next(
             S::Failed | S::Canceled | S::Refunded,
             Op::Confirm
             | Op::ProcessorApproved
+            | Op::ProcessorAuthorized
             | Op::ProcessorDeclined
+            | Op::ActionRequired
+            | Op::CustomerActed
+            | Op::Capture
             | Op::Cancel
             | Op::Expire
             | Op::RefundRequested
@@ -150,7 +216,7 @@ mod tests {
     use PaymentOperation as Op;
     use PaymentStatus as S;
 
-    const OPS: [Op; 10] = Op::ALL;
+    const OPS: [Op; 14] = Op::ALL;
 
     #[test]
     fn exactly_the_contract_table_is_allowed() {
@@ -161,6 +227,14 @@ mod tests {
             (S::Processing, Op::ProcessorApproved, S::Succeeded),
             (S::Processing, Op::ProcessorDeclined, S::Failed),
             (S::Processing, Op::Expire, S::Canceled),
+            (S::Processing, Op::ProcessorAuthorized, S::RequiresCapture),
+            (S::Processing, Op::ActionRequired, S::RequiresAction),
+            (S::RequiresAction, Op::CustomerActed, S::Processing),
+            (S::RequiresAction, Op::Cancel, S::Canceled),
+            (S::RequiresAction, Op::Expire, S::Canceled),
+            (S::RequiresCapture, Op::Capture, S::Succeeded),
+            (S::RequiresCapture, Op::Cancel, S::Canceled),
+            (S::RequiresCapture, Op::Expire, S::Canceled),
             (S::Succeeded, Op::RefundRequested, S::Refunding),
             (S::PartiallyRefunded, Op::RefundRequested, S::Refunding),
             (

@@ -91,8 +91,8 @@ pub struct RefundSettlement {
     pub amount_refunded: i64,
 }
 
-/// Plans the settlement of a refund of `refund_amount` on a payment of `amount` that has
-/// `amount_refunded` already; refused when the refund is not pending or the payment is not
+/// Plans the settlement of a refund of `refund_amount` on a payment that captured `amount` and
+/// has `amount_refunded` already; refused when the refund is not pending or the payment is not
 /// REFUNDING.
 pub fn settle_refund(
     payment_status: PaymentStatus,

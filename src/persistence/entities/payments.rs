@@ -12,6 +12,23 @@ pub struct Model {
     pub currency: String,
     pub status: String,
     pub amount_refunded: i64,
+    #[serde(default = "automatic")]
+    pub capture_method: String,
+    #[serde(default)]
+    pub amount_capturable: i64,
+    #[serde(default)]
+    pub amount_captured: i64,
+    #[serde(default)]
+    pub capture_before: Option<i64>,
+    /// A capture sent to the processor whose outcome is not yet recorded: its amount.
+    #[serde(default)]
+    pub capture_amount: Option<i64>,
+    #[serde(default)]
+    pub cancellation_reason: Option<String>,
+    #[serde(default)]
+    pub next_action_url: Option<String>,
+    #[serde(default)]
+    pub return_url: Option<String>,
     pub source: String,
     pub description: Option<String>,
     pub failure_code: Option<String>,
@@ -23,6 +40,12 @@ pub struct Model {
     pub version: i32,
     pub created_at: i64,
     pub updated_at: i64,
+}
+
+/// How payments stored before capture methods existed were captured (snapshots of them
+/// carry no method).
+fn automatic() -> String {
+    "AUTOMATIC".to_string()
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -82,8 +82,9 @@ WITH claim AS (
 ), payment AS (
     INSERT INTO payments (id, account_id, amount, currency, status, amount_refunded, source,
         description, failure_code, failure_message, processor_key, processor_ref, version,
-        created_at, updated_at)
-    SELECT payment_id, $1, $10, $11, $12, 0, $13, $14, NULL, NULL, $15, NULL, 0, $9, $9
+        created_at, updated_at, capture_method, return_url)
+    SELECT payment_id, $1, $10, $11, $12, 0, $13, $14, NULL, NULL, $15, NULL, 0, $9, $9,
+        $19, $20
     FROM claim
     RETURNING id
 ), event AS (
@@ -129,6 +130,8 @@ async fn claim_and_create_in_one_statement(
         event.id.into(),
         CREATED_REASON.into(),
         rows::snapshot(&payment).into(),
+        payment.capture_method.as_str().into(),
+        payment.return_url.clone().into(),
     ];
     let statement = Statement::from_sql_and_values(DbBackend::Postgres, CLAIM_AND_CREATE, values);
     let inserted = db.conn().execute_raw(statement).await?.rows_affected() == 1;

@@ -17,6 +17,7 @@ use sea_orm::{
 use super::super::entities::payments;
 use super::super::idempotency_keys::{self, Completion, KeyRef, StoredOutcome, complete_key};
 use super::super::{Backend, Db, DbError, rows};
+use crate::domain::capture::CancellationReason;
 use crate::domain::idempotency::KeyState;
 use crate::domain::ids::{IdKind, new_id};
 use crate::domain::payment::{Payment, PaymentEvent};
@@ -73,13 +74,20 @@ async fn insert_event(
     Ok(())
 }
 
-/// Fields a transition may set besides the status.
+/// Fields a transition may set besides the status; `None` leaves a field as it is. Every
+/// transition ends a capture in flight (it settles one, or the authorization is gone), and a
+/// customer action's URL lasts only while the payment is REQUIRES_ACTION.
 #[derive(Clone, Debug, Default)]
 pub struct Changes {
     pub failure_code: Option<String>,
     pub failure_message: Option<String>,
     pub processor_ref: Option<String>,
     pub amount_refunded: Option<i64>,
+    pub amount_capturable: Option<i64>,
+    pub amount_captured: Option<i64>,
+    pub capture_before: Option<Timestamp>,
+    pub cancellation_reason: Option<CancellationReason>,
+    pub next_action_url: Option<String>,
 }
 
 /// What a transition does to the idempotency key of the request making it.
@@ -156,6 +164,25 @@ fn moved(payment: &Payment, to: PaymentStatus, changes: &Changes, now: Timestamp
     if let Some(refunded) = changes.amount_refunded {
         updated.amount_refunded = refunded;
     }
+    if let Some(capturable) = changes.amount_capturable {
+        updated.amount_capturable = capturable;
+    }
+    if let Some(captured) = changes.amount_captured {
+        updated.amount_captured = captured;
+    }
+    if let Some(before) = changes.capture_before {
+        updated.capture_before = Some(before);
+    }
+    if let Some(reason) = changes.cancellation_reason {
+        updated.cancellation_reason = Some(reason);
+    }
+    updated.next_action_url = match to {
+        PaymentStatus::RequiresAction => {
+            changes.next_action_url.clone().or(updated.next_action_url)
+        }
+        _ => None,
+    };
+    updated.capture_amount = None;
     updated.status = to;
     updated.version = payment.version + 1;
     updated.updated_at = now;
@@ -191,6 +218,14 @@ async fn transition_in_one_statement(
         payment.status.as_str().into(),
         reason.into(),
         rows::snapshot(&updated).into(),
+        updated.amount_capturable.into(),
+        updated.amount_captured.into(),
+        updated.capture_before.map(Timestamp::micros).into(),
+        updated
+            .cancellation_reason
+            .map(|r| r.as_str().to_string())
+            .into(),
+        updated.next_action_url.clone().into(),
     ];
     let started = KeyState::Started.as_str();
     let key_part = match &key {
@@ -199,7 +234,7 @@ async fn transition_in_one_statement(
             values.extend([k.account_id.into(), k.key.into()]);
             format!(
                 ", linked AS (UPDATE idempotency_keys SET payment_id = $1 \
-                 WHERE account_id = $14 AND key = $15 AND state = '{started}' \
+                 WHERE account_id = $19 AND key = $20 AND state = '{started}' \
                  AND EXISTS (SELECT 1 FROM updated))"
             )
         }
@@ -216,9 +251,9 @@ async fn transition_in_one_statement(
                 KeyState::Done.as_str().into(),
             ]);
             format!(
-                ", completed AS (UPDATE idempotency_keys SET state = $17, payment_id = $1, \
-                 outcome = $16, locked_at = NULL, updated_at = $4 \
-                 WHERE account_id = $14 AND key = $15 AND state = '{started}' \
+                ", completed AS (UPDATE idempotency_keys SET state = $22, payment_id = $1, \
+                 outcome = $21, locked_at = NULL, updated_at = $4 \
+                 WHERE account_id = $19 AND key = $20 AND state = '{started}' \
                  AND EXISTS (SELECT 1 FROM updated))"
             )
         }
@@ -226,7 +261,9 @@ async fn transition_in_one_statement(
     let sql = format!(
         "WITH updated AS (UPDATE payments SET status = $3, version = version + 1, \
          updated_at = $4, failure_code = $5, failure_message = $6, processor_ref = $7, \
-         amount_refunded = $8 WHERE id = $1 AND version = $2 RETURNING id), \
+         amount_refunded = $8, amount_capturable = $14, amount_captured = $15, \
+         capture_before = $16, cancellation_reason = $17, next_action_url = $18, \
+         capture_amount = NULL WHERE id = $1 AND version = $2 RETURNING id), \
          event AS (INSERT INTO payment_events (id, payment_id, account_id, from_status, \
          to_status, reason, created_at, snapshot) \
          SELECT $9, id, $10, $11, $3, $12, $4, $13 FROM updated)\
@@ -250,37 +287,58 @@ pub(crate) async fn transition_in(
     changes: &Changes,
 ) -> Result<Written<Payment>, DbError> {
     let now = Timestamp::now();
-    let mut update = payments::Entity::update_many()
+    let updated = moved(payment, to, changes, now);
+    // Every column a transition may change, set to its value after it: the version check
+    // makes those it leaves alone equal to what is stored.
+    let update = payments::Entity::update_many()
         .col_expr(payments::Column::Status, Expr::value(to.as_str()))
         .col_expr(
             payments::Column::Version,
             Expr::col(payments::Column::Version).add(1),
         )
         .col_expr(payments::Column::UpdatedAt, Expr::value(now.micros()))
+        .col_expr(
+            payments::Column::FailureCode,
+            Expr::value(updated.failure_code.clone()),
+        )
+        .col_expr(
+            payments::Column::FailureMessage,
+            Expr::value(updated.failure_message.clone()),
+        )
+        .col_expr(
+            payments::Column::ProcessorRef,
+            Expr::value(updated.processor_ref.clone()),
+        )
+        .col_expr(
+            payments::Column::AmountRefunded,
+            Expr::value(updated.amount_refunded),
+        )
+        .col_expr(
+            payments::Column::AmountCapturable,
+            Expr::value(updated.amount_capturable),
+        )
+        .col_expr(
+            payments::Column::AmountCaptured,
+            Expr::value(updated.amount_captured),
+        )
+        .col_expr(
+            payments::Column::CaptureBefore,
+            Expr::value(updated.capture_before.map(Timestamp::micros)),
+        )
+        .col_expr(payments::Column::CaptureAmount, Expr::value(None::<i64>))
+        .col_expr(
+            payments::Column::CancellationReason,
+            Expr::value(updated.cancellation_reason.map(|r| r.as_str())),
+        )
+        .col_expr(
+            payments::Column::NextActionUrl,
+            Expr::value(updated.next_action_url.clone()),
+        )
         .filter(payments::Column::Id.eq(&payment.id))
         .filter(payments::Column::Version.eq(payment.version));
-    if let Some(code) = &changes.failure_code {
-        update = update.col_expr(payments::Column::FailureCode, Expr::value(code.clone()));
-    }
-    if let Some(message) = &changes.failure_message {
-        update = update.col_expr(
-            payments::Column::FailureMessage,
-            Expr::value(message.clone()),
-        );
-    }
-    if let Some(reference) = &changes.processor_ref {
-        update = update.col_expr(
-            payments::Column::ProcessorRef,
-            Expr::value(reference.clone()),
-        );
-    }
-    if let Some(refunded) = changes.amount_refunded {
-        update = update.col_expr(payments::Column::AmountRefunded, Expr::value(refunded));
-    }
     if update.exec(txn).await?.rows_affected != 1 {
         return Ok(Written::Stale);
     }
-    let updated = moved(payment, to, changes, now);
     insert_event(txn, &updated, payment.status, reason, now).await?;
     Ok(Written::Done(updated))
 }

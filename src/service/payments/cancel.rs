@@ -1,44 +1,159 @@
-//! `cancelPayment`: PENDING goes CANCELED; a CANCELED payment is answered as it is; any other
-//! status is refused. It moves no money, so it takes no idempotency key: cancelling twice
-//! answers the same.
+//! `cancelPayment`: PENDING and REQUIRES_ACTION go CANCELED; REQUIRES_CAPTURE goes CANCELED
+//! once the processor has voided the authorization. A CANCELED payment is answered as it is;
+//! any other status is refused. With an idempotency key it runs on the rail like every
+//! money-moving mutation; without one, cancelling twice answers the same.
 
-use super::{PaymentResult, PaymentService, ServiceError};
+use serde_json::json;
+
+use super::capture::void_key;
+use super::{PROCESSOR_ERROR, PaymentResult, PaymentService, ServiceError};
+use crate::domain::capture::{CancellationReason, PAYMENTS_CAPTURE};
+use crate::domain::idempotency::{IdempotencyKey, fingerprint};
 use crate::domain::ids::PaymentId;
-use crate::domain::state_machine::{self, PaymentOperation};
+use crate::domain::payment::Payment;
+use crate::domain::state_machine::{self, InvalidTransition, PaymentOperation};
 use crate::domain::status::PaymentStatus;
 use crate::persistence::payment_writes::{self, Changes, KeyAction, Written};
+use crate::processor::{CaptureOutcome, CaptureRequest};
+use crate::service::rail::{ClaimBy, Hold, Mutation};
 use crate::service::stale::{StaleRetries, busy};
+
+/// The operation name keys of `cancelPayment` are claimed for.
+const CANCEL_PAYMENT: &str = "cancelPayment";
+
+/// What `cancelPayment` asks for.
+#[derive(Clone, Copy, Debug)]
+pub struct Cancel<'a> {
+    pub payment_id: &'a PaymentId,
+    pub reason: Option<CancellationReason>,
+    /// The credential may void an authorization (a secret key; a client token may not).
+    pub may_void: bool,
+}
 
 impl PaymentService {
     #[tracing::instrument(skip_all, fields(account_id, payment_id))]
     pub async fn cancel(
         &self,
         account_id: &str,
-        payment_id: &PaymentId,
+        key: Option<&IdempotencyKey>,
+        cancel: Cancel<'_>,
     ) -> Result<PaymentResult, ServiceError> {
-        let payment_id = payment_id.as_str();
+        let payment_id = cancel.payment_id.as_str();
+        // Refuse unknown payments before claiming, so a wrong id leaves nothing behind.
+        self.reload(account_id, payment_id).await?;
+        let Some(key) = key else {
+            return self.cancel_now(account_id, cancel, None).await;
+        };
+        let fingerprint = fingerprint(
+            CANCEL_PAYMENT,
+            &json!({
+                "paymentId": payment_id,
+                "reason": cancel.reason.map(CancellationReason::as_str),
+            }),
+        );
+        let mutation = Mutation {
+            account_id,
+            key,
+            operation: CANCEL_PAYMENT,
+            fingerprint: &fingerprint,
+            claim_by: ClaimBy::Key,
+        };
+        let replay =
+            |outcome: payment_writes::StoredOutcome| Ok(PaymentResult::replayed(outcome.payment));
+        self.rail()
+            .run(mutation, replay, async |_claimed, hold| {
+                self.cancel_now(account_id, cancel, Some(hold)).await
+            })
+            .await
+    }
+
+    /// Cancels the payment (voiding its authorization first, if it has one), completing
+    /// `hold`'s key with the outcome when there is one.
+    async fn cancel_now(
+        &self,
+        account_id: &str,
+        cancel: Cancel<'_>,
+        hold: Option<&Hold<'_>>,
+    ) -> Result<PaymentResult, ServiceError> {
         let mut retries = StaleRetries::default();
         loop {
-            let payment = self.reload(account_id, payment_id).await?;
+            let payment = self.reload(account_id, cancel.payment_id.as_str()).await?;
             if payment.status == PaymentStatus::Canceled {
+                if let Some(hold) = hold {
+                    hold.complete_with(&payment, None).await?;
+                }
                 return Ok(PaymentResult::made(payment));
             }
             let to = state_machine::next(payment.status, PaymentOperation::Cancel)?;
-            let written = payment_writes::transition(
-                self.db(),
-                &payment,
-                to,
-                "canceled",
-                Changes::default(),
-                KeyAction::None,
-            )
-            .await?;
+            if payment.status == PaymentStatus::RequiresCapture {
+                if !cancel.may_void {
+                    return Err(ServiceError::Forbidden {
+                        field: "cancelPayment".into(),
+                        required_scope: Some(PAYMENTS_CAPTURE),
+                    });
+                }
+                self.void(&payment).await?;
+            }
+            let changes = Changes {
+                cancellation_reason: cancel.reason,
+                amount_capturable: Some(0),
+                ..Changes::default()
+            };
+            let key = hold.map_or(KeyAction::None, |h| KeyAction::Complete(h.completion()));
+            let written =
+                payment_writes::transition(self.db(), &payment, to, "canceled", changes, key)
+                    .await?;
             match written {
                 Written::Done(canceled) => {
                     self.changed();
                     return Ok(PaymentResult::made(canceled));
                 }
                 Written::Stale => retries.again(busy)?,
+            }
+        }
+    }
+
+    /// Voids `payment`'s authorization at the processor; refused while a capture of it is in
+    /// flight or when the processor has captured it already.
+    pub(crate) async fn void(&self, payment: &Payment) -> Result<(), ServiceError> {
+        let refused = || {
+            ServiceError::InvalidTransition(InvalidTransition {
+                from: payment.status,
+                operation: PaymentOperation::Cancel,
+            })
+        };
+        if payment.capture_amount.is_some() {
+            return Err(refused());
+        }
+        let request = CaptureRequest {
+            idempotency_key: void_key(payment),
+            authorization_key: payment.processor_key.clone(),
+            amount: 0,
+            currency: payment.currency.code(),
+        };
+        let outcome = match self.processor().void(&request).await {
+            Ok(outcome) => outcome,
+            Err(err) if err.is_transient() => {
+                tracing::warn!(error = %err, "processor unavailable; the void can be retried");
+                return Err(ServiceError::ProcessorUnavailable);
+            }
+            Err(err) => {
+                tracing::error!(error = %err, "the processor refused the void");
+                CaptureOutcome::Failed {
+                    reference: String::new(),
+                    code: PROCESSOR_ERROR.to_string(),
+                }
+            }
+        };
+        match outcome {
+            CaptureOutcome::Succeeded { .. } => {
+                crate::metrics::record_lifecycle("void", "succeeded");
+                Ok(())
+            }
+            CaptureOutcome::Failed { code, .. } => {
+                tracing::warn!(%code, payment = %payment.id, "the processor refused a void");
+                crate::metrics::record_lifecycle("void", "refused");
+                Err(refused())
             }
         }
     }

@@ -1,7 +1,9 @@
-//! Charging a PROCESSING payment with its own processor key (outside any transaction), then
-//! settling it as the processor answered, the key completed in the same transaction.
+//! Charging (or, for a `MANUAL` capture, authorizing) a PROCESSING payment with its own
+//! processor key (outside any transaction), then settling it as the processor answered, the
+//! key completed in the same transaction.
 
 use super::{PROCESSOR_ERROR, PaymentResult, PaymentService, ServiceError};
+use crate::domain::capture::CaptureMethod;
 use crate::domain::payment::Payment;
 use crate::domain::state_machine::{self, PaymentOperation};
 use crate::domain::status::PaymentStatus;
@@ -28,7 +30,11 @@ impl PaymentService {
             currency: payment.currency.code(),
             source: payment.source.clone(),
         };
-        let outcome = match self.processor().charge(&request).await {
+        let answered = match payment.capture_method {
+            CaptureMethod::Automatic => self.processor().charge(&request).await,
+            CaptureMethod::Manual => self.processor().authorize(&request).await,
+        };
+        let outcome = match answered {
             Ok(outcome) => outcome,
             Err(err) if err.is_transient() => {
                 tracing::warn!(error = %err, "processor unavailable; the claim is released");
@@ -45,14 +51,14 @@ impl PaymentService {
             }
         };
         let (operation, changes, reason) = match outcome {
-            ChargeOutcome::Approved { reference } => (
-                PaymentOperation::ProcessorApproved,
-                Changes {
-                    processor_ref: Some(reference),
-                    ..Changes::default()
-                },
-                "approved by the processor",
-            ),
+            ChargeOutcome::Approved { reference } => {
+                let (operation, changes) =
+                    payment_writes::approved(&payment, reference, self.capture_before());
+                if operation == PaymentOperation::ProcessorAuthorized {
+                    crate::metrics::record_lifecycle("authorize", "approved");
+                }
+                (operation, changes, "approved by the processor")
+            }
             ChargeOutcome::Declined {
                 reference,
                 code,
@@ -63,7 +69,7 @@ impl PaymentService {
                     processor_ref: Some(reference).filter(|r| !r.is_empty()),
                     failure_code: Some(code),
                     failure_message: Some(message),
-                    amount_refunded: None,
+                    ..Changes::default()
                 },
                 "declined by the processor",
             ),

@@ -28,7 +28,12 @@ impl PaymentService {
             amount: input.amount,
             currency: input.currency,
             source: input.source,
-            description: input.description,
+            description: input.description.clone(),
+            capture_method: input.capture_method,
+            return_url: input
+                .return_url
+                .as_ref()
+                .map(|url| url.as_str().to_string()),
             status: if input.confirm {
                 PaymentStatus::Processing
             } else {

@@ -6,24 +6,33 @@
 //! |---|---|
 //! | `create.rs` | `createPayment` |
 //! | `confirm.rs` | `confirmPayment` |
-//! | `cancel.rs` | `cancelPayment` |
+//! | `cancel.rs` | `cancelPayment`, voiding an authorization |
+//! | `capture.rs` | `capturePayment` |
 //! | `refund.rs` | `refundPayment`, and settling a refund |
 //! | `charge.rs` | charging a PROCESSING payment and settling it (create and confirm) |
 
 mod cancel;
+mod capture;
 mod charge;
 mod confirm;
 mod create;
 mod refund;
 mod request;
 
+pub use cancel::Cancel;
+pub(crate) use capture::capture_key;
 pub use refund::{MAX_REASON_LEN, RefundInput, RefundResult};
-pub use request::{CreatePayment, MAX_DESCRIPTION_LEN, MAX_SOURCE_LEN, PaymentResult};
+pub use request::{
+    CreateOptions, CreatePayment, MAX_DESCRIPTION_LEN, MAX_SOURCE_LEN, PaymentResult,
+};
+
+use std::time::Duration;
 
 use super::ServiceError;
 use super::feed::PaymentFeed;
 use super::idempotency::IdempotencySettings;
 use super::rail::Rail;
+use crate::domain::time::Timestamp;
 use crate::persistence::Db;
 use crate::persistence::payments::{self, Payment, Refund};
 use crate::processor::Retrying;
@@ -31,12 +40,29 @@ use crate::processor::Retrying;
 /// Failure code of a charge or refund that the processor refused outright.
 pub const PROCESSOR_ERROR: &str = "processor_error";
 
+/// How long the card lifecycle waits for what it cannot decide itself.
+#[derive(Clone, Copy, Debug)]
+pub struct LifecycleSettings {
+    /// An authorization not captured within this is voided by the reconciler (its
+    /// `captureBefore`).
+    pub authorization_ttl: Duration,
+}
+
+impl Default for LifecycleSettings {
+    fn default() -> Self {
+        Self {
+            authorization_ttl: Duration::from_secs(7 * 86_400),
+        }
+    }
+}
+
 #[derive(Clone)]
 pub struct PaymentService {
     db: Db,
     processor: Retrying,
     settings: IdempotencySettings,
     feed: PaymentFeed,
+    lifecycle: LifecycleSettings,
 }
 
 impl PaymentService {
@@ -45,13 +71,25 @@ impl PaymentService {
         processor: Retrying,
         settings: IdempotencySettings,
         feed: PaymentFeed,
+        lifecycle: LifecycleSettings,
     ) -> Self {
         Self {
             db,
             processor,
             settings,
             feed,
+            lifecycle,
         }
+    }
+
+    pub fn lifecycle(&self) -> LifecycleSettings {
+        self.lifecycle
+    }
+
+    /// The capture deadline of an authorization approved now.
+    pub(crate) fn capture_before(&self) -> Timestamp {
+        let secs = i64::try_from(self.lifecycle.authorization_ttl.as_secs()).unwrap_or(i64::MAX);
+        Timestamp::now().plus_seconds(secs)
     }
 
     /// The change feed (for subscriptions).

@@ -116,8 +116,8 @@ impl PaymentService {
                         .filter(|r| r.get() <= refundable)
                     else {
                         return Err(ServiceError::RefundExceedsAvailable(format!(
-                            "cannot refund {requested}: {refundable} of {} is still refundable",
-                            payment.amount.get()
+                            "cannot refund {requested}: {refundable} of {} captured is still refundable",
+                            payment.amount_captured
                         )));
                     };
                     let reason = input.reason.clone();
@@ -205,7 +205,7 @@ impl PaymentService {
         loop {
             let plan = state_machine::settle_refund(
                 payment.status,
-                payment.amount.get(),
+                payment.amount_captured,
                 payment.amount_refunded,
                 refund.status,
                 refund.amount.get(),

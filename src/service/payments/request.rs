@@ -3,10 +3,12 @@
 use serde_json::json;
 
 use super::create::CREATE_PAYMENT;
+use crate::domain::capture::CaptureMethod;
 use crate::domain::currency::Currency;
 use crate::domain::idempotency::fingerprint;
 use crate::domain::money::MinorUnits;
 use crate::domain::payment::Payment;
+use crate::domain::return_url::ReturnUrl;
 use crate::service::{ServiceError, check_free_text};
 
 /// Longest source token accepted.
@@ -22,6 +24,17 @@ pub struct CreatePayment {
     pub source: String,
     pub description: Option<String>,
     pub confirm: bool,
+    pub capture_method: CaptureMethod,
+    pub return_url: Option<ReturnUrl>,
+}
+
+/// What `createPayment` takes besides the money and its source.
+#[derive(Clone, Debug, Default)]
+pub struct CreateOptions {
+    pub description: Option<String>,
+    pub confirm: bool,
+    pub capture_method: CaptureMethod,
+    pub return_url: Option<String>,
 }
 
 impl CreatePayment {
@@ -29,9 +42,14 @@ impl CreatePayment {
         amount: i64,
         currency: Currency,
         source: String,
-        description: Option<String>,
-        confirm: bool,
+        options: CreateOptions,
     ) -> Result<Self, ServiceError> {
+        let CreateOptions {
+            description,
+            confirm,
+            capture_method,
+            return_url,
+        } = options;
         let amount = MinorUnits::parse(amount).map_err(ServiceError::InvalidAmount)?;
         if source.is_empty()
             || source.len() > MAX_SOURCE_LEN
@@ -49,26 +67,39 @@ impl CreatePayment {
             description.as_deref(),
             MAX_DESCRIPTION_LEN,
         )?;
+        let return_url = return_url
+            .as_deref()
+            .map(ReturnUrl::parse)
+            .transpose()
+            .map_err(|message| ServiceError::bad_input("input.returnUrl", message))?;
         Ok(Self {
             amount,
             currency,
             source,
             description,
             confirm,
+            capture_method,
+            return_url,
         })
     }
 
+    /// The request's fingerprint. The capture method and return URL are in it only when
+    /// given, so the fingerprints of requests that name neither are what they always were.
     pub(super) fn fingerprint(&self) -> String {
-        fingerprint(
-            CREATE_PAYMENT,
-            &json!({
-                "amount": self.amount.get(),
-                "currency": self.currency.code(),
-                "source": self.source,
-                "description": self.description,
-                "confirm": self.confirm,
-            }),
-        )
+        let mut input = json!({
+            "amount": self.amount.get(),
+            "currency": self.currency.code(),
+            "source": self.source,
+            "description": self.description,
+            "confirm": self.confirm,
+        });
+        if self.capture_method != CaptureMethod::Automatic {
+            input["captureMethod"] = self.capture_method.as_str().into();
+        }
+        if let Some(url) = &self.return_url {
+            input["returnUrl"] = url.as_str().into();
+        }
+        fingerprint(CREATE_PAYMENT, &input)
     }
 }
 

@@ -53,6 +53,8 @@ impl Fixture {
             source: "tok_visa".into(),
             description: None,
             status: PaymentStatus::Pending,
+            capture_method: Default::default(),
+            return_url: None,
             created_at: Timestamp::now(),
         }
     }

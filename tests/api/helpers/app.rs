@@ -287,6 +287,8 @@ impl TestApp {
                 source: "tok_visa".to_string(),
                 description: None,
                 status: PaymentStatus::Succeeded,
+                capture_method: Default::default(),
+                return_url: None,
                 created_at,
             },
         )

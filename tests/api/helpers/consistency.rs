@@ -65,7 +65,16 @@ pub async fn assert_consistent(app: &TestApp, account_id: &str) {
             "{}: amountRefunded is the sum of succeeded refunds",
             p.id
         );
-        assert!(p.amount_refunded <= p.amount.get());
+        assert!(
+            p.amount_refunded <= p.amount_captured,
+            "{}: refunded beyond captured",
+            p.id
+        );
+        assert!(
+            p.amount_captured <= p.amount.get(),
+            "{}: captured beyond amount",
+            p.id
+        );
         let pending = mine
             .iter()
             .filter(|r| r.status.as_str() == "PENDING")
