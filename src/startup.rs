@@ -81,7 +81,7 @@ pub const BACKGROUND_NAME: &str = "graphpay-background";
 
 /// Where the gateway itself can be reached from this machine (for the built-in sandbox's
 /// webhooks): a wildcard listen address becomes loopback.
-fn reachable(addr: SocketAddr) -> SocketAddr {
+pub(crate) fn reachable(addr: SocketAddr) -> SocketAddr {
     match addr.ip() {
         IpAddr::V4(ip) if ip.is_unspecified() => {
             SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), addr.port())
@@ -146,8 +146,14 @@ impl Application {
             secret: webhook_secret.as_bytes().to_vec(),
             delay: config.sandbox_webhook_delay,
         };
+        let mut sandbox = None;
         let processor: Arc<dyn Processor> = match &config.processor_url {
-            None => Arc::new(Sandbox::new(db.clone(), Some(webhooks))),
+            None => {
+                let base = format!("http://{}/sandbox", reachable(local));
+                let in_process = Arc::new(Sandbox::new(db.clone(), Some(webhooks), base));
+                sandbox = Some(in_process.clone());
+                in_process
+            }
             Some(url) => {
                 let client = HttpProcessor::new(
                     url,
@@ -207,6 +213,7 @@ impl Application {
             max_body_bytes: config.max_body_bytes,
             webhook_secret: Arc::from(webhook_secret.into_bytes()),
             authorization_ttl: config.lifecycle.authorization_ttl,
+            sandbox,
             feed,
             connections: config.connections,
             cors,

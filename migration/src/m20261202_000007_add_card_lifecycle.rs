@@ -5,6 +5,9 @@
 //!
 //! Payments charged before this step were captured in full when they succeeded, so their
 //! `amount_captured` is their amount.
+//!
+//! The sandbox processor keeps, beside each charge or authorization that waits for its
+//! customer, where to send the customer back.
 
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::sea_orm::ConnectionTrait;
@@ -37,6 +40,8 @@ impl MigrationTrait for Migration {
              ('SUCCEEDED', 'REFUNDING', 'PARTIALLY_REFUNDED', 'REFUNDED')",
         )
         .await?;
+        conn.execute_unprepared("ALTER TABLE sandbox_operations ADD COLUMN return_url TEXT NULL")
+            .await?;
         // The reconciler's look-up of authorizations past their deadline.
         conn.execute_unprepared(
             "CREATE INDEX payments_capture_before ON payments (status, capture_before)",
@@ -48,6 +53,8 @@ impl MigrationTrait for Migration {
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         let conn = manager.get_connection();
         conn.execute_unprepared("DROP INDEX payments_capture_before")
+            .await?;
+        conn.execute_unprepared("ALTER TABLE sandbox_operations DROP COLUMN return_url")
             .await?;
         for column in COLUMNS.iter().rev() {
             let name = column.split(' ').next().unwrap_or_default();

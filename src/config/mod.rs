@@ -114,6 +114,7 @@ impl From<ServeArgs> for Config {
             },
             lifecycle: LifecycleSettings {
                 authorization_ttl: Duration::from_secs(args.authorization_ttl_secs),
+                action_ttl: Duration::from_secs(args.action_ttl_secs),
             },
             connections: args.connections.limits(),
             feed: FeedSettings::default(),

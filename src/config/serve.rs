@@ -179,6 +179,11 @@ pub struct ServeArgs {
     )]
     pub authorization_ttl_secs: u64,
 
+    /// Seconds a customer action (3-D Secure) waits for the customer before the payment is
+    /// canceled (`ACTION_EXPIRED`), after reconciling with the processor.
+    #[arg(long, env = "GRAPHPAY_ACTION_TTL_SECS", default_value_t = 3_600)]
+    pub action_ttl_secs: u64,
+
     /// Let merchant webhook endpoints resolve to loopback, private, link-local or otherwise
     /// reserved addresses (local development and tests only: it lets API users make the
     /// gateway call into its own network). Takes 1/0, true/false, yes/no, on/off.

@@ -58,6 +58,9 @@ pub struct AppState {
     pub webhook_secret: Arc<[u8]>,
     /// How long an authorization a processor webhook approves waits for its capture.
     pub authorization_ttl: Duration,
+    /// The in-process sandbox, whose customer-action pages this listener serves; `None` when
+    /// the processor is reached over HTTP.
+    pub sandbox: Option<Arc<crate::sandbox::Sandbox>>,
     /// Payment changes, for webhooks to announce and subscriptions to hear.
     pub feed: PaymentFeed,
     /// Deadlines and sizes for client connections, request bodies and WebSockets.
@@ -118,13 +121,20 @@ pub fn router(state: AppState) -> Router {
         .on_response(log_response);
     let body_read_timeout = state.connections.body_read_timeout;
     let cors = state.cors.layer();
-    Router::new()
+    let mut routes = Router::new()
         .route("/graphql", get(graphql::get).post(graphql::post))
         .route("/graphql/assets/{name}", get(playground::asset))
         .route("/graphql/ws", get(subscriptions::upgrade))
         .route("/webhooks/processor", post(processor_events::receive))
         .route("/healthz", get(health::healthz))
-        .route("/readyz", get(health::readyz))
+        .route("/readyz", get(health::readyz));
+    if let Some(sandbox) = &state.sandbox {
+        routes = routes.nest(
+            "/sandbox",
+            crate::sandbox::action_page::routes(sandbox.clone()),
+        );
+    }
+    routes
         .with_state(state)
         .layer(middleware::from_fn_with_state(
             body_read_timeout,

@@ -30,7 +30,7 @@ pub async fn receive(
     {
         Ok(Received::Handled(outcome)) => {
             let (status, detail) = match outcome {
-                EventOutcome::Applied(_) => ("applied", None),
+                EventOutcome::Applied(_) | EventOutcome::CustomerAnswered(_) => ("applied", None),
                 EventOutcome::Duplicate => ("duplicate", None),
                 EventOutcome::Ignored(why) => ("ignored", Some(why)),
             };

@@ -71,13 +71,17 @@ pub const PROCESSOR_OPERATIONS: [&str; 7] = [
     "lookup_capture",
 ];
 /// The (`step`, `outcome`) pairs of [`LIFECYCLE_TOTAL`].
-pub const LIFECYCLE_STEPS: [(&str, &str); 6] = [
+pub const LIFECYCLE_STEPS: [(&str, &str); 10] = [
     ("authorize", "approved"),
     ("capture", "succeeded"),
     ("capture", "refused"),
     ("void", "succeeded"),
     ("void", "refused"),
     ("authorization_expiry", "voided"),
+    ("customer_action", "required"),
+    ("customer_action", "approved"),
+    ("customer_action", "declined"),
+    ("customer_action", "expired"),
 ];
 /// The `outcome` label of [`PROCESSOR_ATTEMPTS_TOTAL`].
 pub const PROCESSOR_OUTCOMES: [&str; 4] = ["ok", "retryable", "circuit_open", "fatal"];

@@ -33,6 +33,9 @@ pub struct IncomingEvent<'a> {
 pub enum EventOutcome {
     /// Applied: the payment as it now stands.
     Applied(Box<Payment>),
+    /// Applied, and it answered a customer action: the payment went PROCESSING and then on
+    /// as the processor decided.
+    CustomerAnswered(Box<Payment>),
     /// Seen before: nothing done.
     Duplicate,
     /// Recorded, but not applied (unknown object, out of order, or not allowed).
@@ -77,11 +80,38 @@ pub async fn apply(db: &Db, event: &IncomingEvent<'_>) -> Result<Written<EventOu
                             },
                         )
                     };
+                    // A customer action answered: PROCESSING first, then the outcome, each with
+                    // its event, in this one transaction.
+                    let acting =
+                        state_machine::next(payment.status, PaymentOperation::CustomerActed);
+                    let customer_acted = acting.is_ok();
+                    let payment = if let Ok(processing) = acting {
+                        let acted = transition_in(
+                            &txn,
+                            &payment,
+                            processing,
+                            "the customer acted",
+                            &Changes::default(),
+                        )
+                        .await?;
+                        match acted {
+                            Written::Done(processing) => processing,
+                            Written::Stale => {
+                                txn.rollback().await?;
+                                return Ok(Written::Stale);
+                            }
+                        }
+                    } else {
+                        payment
+                    };
                     match state_machine::next(payment.status, operation) {
                         Ok(to) => {
                             match transition_in(&txn, &payment, to, "processor webhook", &changes)
                                 .await?
                             {
+                                Written::Done(updated) if customer_acted => {
+                                    EventOutcome::CustomerAnswered(Box::new(updated))
+                                }
                                 Written::Done(updated) => EventOutcome::Applied(Box::new(updated)),
                                 Written::Stale => {
                                     txn.rollback().await?;
@@ -157,7 +187,7 @@ pub async fn apply(db: &Db, event: &IncomingEvent<'_>) -> Result<Written<EventOu
         }
     };
     let recorded = match &outcome {
-        EventOutcome::Applied(_) => "applied".to_string(),
+        EventOutcome::Applied(_) | EventOutcome::CustomerAnswered(_) => "applied".to_string(),
         EventOutcome::Ignored(why) => format!("ignored: {why}"),
         EventOutcome::Duplicate => "duplicate".to_string(),
     };

@@ -57,6 +57,10 @@ pub enum OperationStatus {
     Captured,
     /// An approved authorization that has been released.
     Voided,
+    /// Waiting for the customer to approve or decline (3-D Secure).
+    ActionRequired,
+    /// A customer action withdrawn before the customer answered it.
+    Expired,
 }
 
 impl OperationStatus {
@@ -68,6 +72,8 @@ impl OperationStatus {
             OperationStatus::Pending => "pending",
             OperationStatus::Captured => "captured",
             OperationStatus::Voided => "voided",
+            OperationStatus::ActionRequired => "action_required",
+            OperationStatus::Expired => "expired",
         }
     }
 
@@ -79,6 +85,8 @@ impl OperationStatus {
             "pending" => Some(OperationStatus::Pending),
             "captured" => Some(OperationStatus::Captured),
             "voided" => Some(OperationStatus::Voided),
+            "action_required" => Some(OperationStatus::ActionRequired),
+            "expired" => Some(OperationStatus::Expired),
             _ => None,
         }
     }
@@ -104,6 +112,8 @@ pub struct SandboxOperation {
     pub failure_code: Option<String>,
     pub attempts: i32,
     pub created_at: Timestamp,
+    /// Where the customer goes after a customer action.
+    pub return_url: Option<String>,
 }
 
 /// Only the sandbox writes these rows, so text it does not know means the table was changed
@@ -129,6 +139,7 @@ fn from_row(row: sandbox_operations::Model) -> Result<SandboxOperation, DbError>
         failure_code: row.failure_code,
         attempts: row.attempts,
         created_at: Timestamp::from_micros(row.created_at),
+        return_url: row.return_url,
     })
 }
 
@@ -142,6 +153,7 @@ pub struct NewOperation<'a> {
     pub currency: &'a str,
     pub status: OperationStatus,
     pub failure_code: Option<&'a str>,
+    pub return_url: Option<&'a str>,
 }
 
 /// Records the operation unless one with its key exists; returns the stored one either way,
@@ -158,6 +170,7 @@ pub async fn record(db: &Db, op: NewOperation<'_>) -> Result<(SandboxOperation, 
         failure_code: Set(op.failure_code.map(str::to_string)),
         attempts: Set(1),
         created_at: Set(Timestamp::now().micros()),
+        return_url: Set(op.return_url.map(str::to_string)),
     };
     let inserted = sandbox_operations::Entity::insert(row)
         .on_conflict_do_nothing_on([sandbox_operations::Column::IdempotencyKey])
@@ -212,6 +225,26 @@ pub async fn settle(
         .col_expr(sandbox_operations::Column::Status, Expr::value(to.into()))
         .filter(sandbox_operations::Column::IdempotencyKey.eq(idempotency_key))
         .filter(sandbox_operations::Column::Status.eq(from.into()))
+        .exec(db.conn())
+        .await?;
+    Ok(result.rows_affected == 1)
+}
+
+/// Moves an operation from `from` to declined with `code`; false when it was not in `from`.
+pub async fn decline(
+    db: &Db,
+    idempotency_key: &str,
+    from: OperationStatus,
+    code: &str,
+) -> Result<bool, DbError> {
+    let result = sandbox_operations::Entity::update_many()
+        .col_expr(
+            sandbox_operations::Column::Status,
+            Expr::value(OperationStatus::Declined.as_str()),
+        )
+        .col_expr(sandbox_operations::Column::FailureCode, Expr::value(code))
+        .filter(sandbox_operations::Column::IdempotencyKey.eq(idempotency_key))
+        .filter(sandbox_operations::Column::Status.eq(from.as_str()))
         .exec(db.conn())
         .await?;
     Ok(result.rows_affected == 1)

@@ -93,6 +93,7 @@ impl HttpProcessor {
             amount: request.amount,
             currency: request.currency.clone(),
             source: request.source.clone(),
+            return_url: request.return_url.clone(),
         };
         let call = self
             .client

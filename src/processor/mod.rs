@@ -20,6 +20,8 @@ pub struct ChargeRequest {
     pub amount: i64,
     pub currency: String,
     pub source: String,
+    /// Where the processor sends the customer after a customer action (3-D Secure).
+    pub return_url: Option<String>,
 }
 
 /// What the processor made of a charge.
@@ -36,6 +38,12 @@ pub enum ChargeOutcome {
     /// Accepted; the outcome arrives later by webhook.
     Pending {
         reference: String,
+    },
+    /// The customer must act first (3-D Secure) at `redirect_url`; the outcome arrives
+    /// later by webhook.
+    ActionRequired {
+        reference: String,
+        redirect_url: String,
     },
 }
 

@@ -13,6 +13,8 @@ pub struct ChargeBody {
     pub amount: i64,
     pub currency: String,
     pub source: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub return_url: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -46,6 +48,9 @@ pub struct Reply {
     pub failure_code: Option<String>,
     #[serde(default)]
     pub failure_message: Option<String>,
+    /// Where the customer acts, for `action_required`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redirect_url: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -55,6 +60,19 @@ pub struct ErrorReply {
 
 impl From<&ChargeOutcome> for Reply {
     fn from(outcome: &ChargeOutcome) -> Self {
+        if let ChargeOutcome::ActionRequired {
+            reference,
+            redirect_url,
+        } = outcome
+        {
+            return Reply {
+                status: "action_required".into(),
+                reference: reference.clone(),
+                failure_code: None,
+                failure_message: None,
+                redirect_url: Some(redirect_url.clone()),
+            };
+        }
         let (status, reference, code, message) = match outcome {
             ChargeOutcome::Approved { reference } => ("approved", reference, None, None),
             ChargeOutcome::Declined {
@@ -67,13 +85,15 @@ impl From<&ChargeOutcome> for Reply {
                 Some(code.clone()),
                 Some(message.clone()),
             ),
-            ChargeOutcome::Pending { reference } => ("pending", reference, None, None),
+            ChargeOutcome::Pending { reference }
+            | ChargeOutcome::ActionRequired { reference, .. } => ("pending", reference, None, None),
         };
         Reply {
             status: status.into(),
             reference: reference.clone(),
             failure_code: code,
             failure_message: message,
+            redirect_url: None,
         }
     }
 }
@@ -84,6 +104,10 @@ impl Reply {
         match self.status.as_str() {
             "approved" => Some(ChargeOutcome::Approved { reference }),
             "pending" => Some(ChargeOutcome::Pending { reference }),
+            "action_required" => Some(ChargeOutcome::ActionRequired {
+                reference,
+                redirect_url: self.redirect_url?,
+            }),
             "declined" => Some(ChargeOutcome::Declined {
                 reference,
                 code: self.failure_code.unwrap_or_else(|| "card_declined".into()),
@@ -136,6 +160,7 @@ impl From<&CaptureOutcome> for Reply {
             reference: reference.clone(),
             failure_code: code,
             failure_message: None,
+            redirect_url: None,
         }
     }
 }
@@ -152,6 +177,7 @@ impl From<&RefundOutcome> for Reply {
             reference: reference.clone(),
             failure_code: code,
             failure_message: None,
+            redirect_url: None,
         }
     }
 }

@@ -5,13 +5,15 @@
 //! operations by signed webhook.
 //!
 //! - `processor`: the logic, behind the `Processor` trait
+//! - `action_page`: the customer-action page (3-D Secure)
 //! - `service`: the HTTP service and its injected faults
 //! - `webhooks`: delivery of the sandbox's webhooks to the gateway
 
+pub mod action_page;
 mod processor;
 mod service;
 mod webhooks;
 
-pub use processor::Sandbox;
+pub use processor::{ActionAnswer, PendingAction, Sandbox};
 pub use service::{FaultSettings, SandboxApp, SandboxConfig};
 pub use webhooks::WebhookTarget;

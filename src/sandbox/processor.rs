@@ -29,6 +29,8 @@ pub enum Behaviour {
     Pending,
     Stall,
     Flaky,
+    /// The customer must approve or decline on the sandbox's action page (3-D Secure).
+    ActionRequired,
 }
 
 pub fn behaviour(source: &str) -> Behaviour {
@@ -41,6 +43,7 @@ pub fn behaviour(source: &str) -> Behaviour {
         "tok_async" => Behaviour::Pending,
         "tok_timeout" => Behaviour::Stall,
         "tok_flaky" => Behaviour::Flaky,
+        "tok_threeDSecure" => Behaviour::ActionRequired,
         _ => Behaviour::Decline(
             "invalid_source",
             "The payment source is not a sandbox token.",
@@ -48,16 +51,28 @@ pub fn behaviour(source: &str) -> Behaviour {
     }
 }
 
-/// The sandbox, keeping its records in `db`, sending webhooks to `webhooks` if set.
+/// The sandbox, keeping its records in `db`, sending webhooks to `webhooks` if set, its
+/// customer-action pages served under `action_base` (`http://host:port/sandbox` on the
+/// gateway's listener, `http://host:port` on the sandbox service's).
 #[derive(Clone, Debug)]
 pub struct Sandbox {
     db: Db,
     webhooks: Option<WebhookTarget>,
+    action_base: String,
 }
 
 impl Sandbox {
-    pub fn new(db: Db, webhooks: Option<WebhookTarget>) -> Self {
-        Self { db, webhooks }
+    pub fn new(db: Db, webhooks: Option<WebhookTarget>, action_base: String) -> Self {
+        Self {
+            db,
+            webhooks,
+            action_base: action_base.trim_end_matches('/').to_string(),
+        }
+    }
+
+    /// Where the customer acts on the operation made with `key`.
+    pub fn action_url(&self, key: &str) -> String {
+        format!("{}/actions/{key}", self.action_base)
     }
 
     /// Settles an accepted (pending) operation as approved after the webhook delay, then
@@ -93,9 +108,26 @@ fn unavailable(err: DbError) -> ProcessorError {
     ProcessorError::retryable(format!("sandbox storage: {err}"))
 }
 
-fn outcome(op: &SandboxOperation) -> Option<ChargeOutcome> {
+impl Sandbox {
+    /// What the processor reports of a charge or authorization.
+    fn outcome(&self, op: &SandboxOperation) -> Option<ChargeOutcome> {
+        outcome(op, || self.action_url(&op.idempotency_key))
+    }
+}
+
+fn outcome(op: &SandboxOperation, action_url: impl FnOnce() -> String) -> Option<ChargeOutcome> {
     let reference = op.reference.clone();
     match op.status {
+        OperationStatus::ActionRequired => Some(ChargeOutcome::ActionRequired {
+            reference,
+            redirect_url: action_url(),
+        }),
+        // The customer action was withdrawn before the customer answered.
+        OperationStatus::Expired => Some(ChargeOutcome::Declined {
+            reference,
+            code: "action_expired".into(),
+            message: "The customer did not act in time.".into(),
+        }),
         // An authorization captured or voided since was approved all the same.
         OperationStatus::Approved | OperationStatus::Captured | OperationStatus::Voided => {
             Some(ChargeOutcome::Approved { reference })
@@ -108,6 +140,7 @@ fn outcome(op: &SandboxOperation) -> Option<ChargeOutcome> {
                 .unwrap_or_else(|| "card_declined".into());
             let message = match behaviour(&op.source) {
                 Behaviour::Decline(_, message) => message.to_string(),
+                Behaviour::ActionRequired => "The customer declined to authenticate.".to_string(),
                 _ => "The charge was declined.".to_string(),
             };
             Some(ChargeOutcome::Declined {
@@ -134,6 +167,7 @@ impl Sandbox {
             Behaviour::Decline(code, _) => (OperationStatus::Declined, Some(code)),
             Behaviour::Pending => (OperationStatus::Pending, None),
             Behaviour::Flaky => (OperationStatus::Attempting, None),
+            Behaviour::ActionRequired => (OperationStatus::ActionRequired, None),
         };
         let reference = format!("ch_{}", ulid::Ulid::generate());
         let (op, first_attempt) = store::record(
@@ -147,6 +181,7 @@ impl Sandbox {
                 currency: &request.currency,
                 status,
                 failure_code,
+                return_url: request.return_url.as_deref(),
             },
         )
         .await
@@ -188,13 +223,14 @@ impl Sandbox {
                 .map_err(unavailable)?;
             return settled
                 .as_ref()
-                .and_then(outcome)
+                .and_then(|op| self.outcome(op))
                 .ok_or_else(|| ProcessorError::retryable("sandbox: charge not settled"));
         }
         if first_attempt && op.status == OperationStatus::Pending {
             self.settle_later(&op.idempotency_key, &op.reference, CHARGE_SUCCEEDED);
         }
-        outcome(&op).ok_or_else(|| ProcessorError::retryable("sandbox: charge not settled"))
+        self.outcome(&op)
+            .ok_or_else(|| ProcessorError::retryable("sandbox: charge not settled"))
     }
 }
 
@@ -260,6 +296,7 @@ impl Processor for Sandbox {
                 currency: &request.currency,
                 status,
                 failure_code,
+                return_url: None,
             },
         )
         .await
@@ -285,7 +322,10 @@ impl Processor for Sandbox {
                 }
                 Ok(RefundOutcome::Pending { reference })
             }
-            OperationStatus::Captured | OperationStatus::Voided => Err(ProcessorError::Fatal(
+            OperationStatus::Captured
+            | OperationStatus::Voided
+            | OperationStatus::ActionRequired
+            | OperationStatus::Expired => Err(ProcessorError::Fatal(
                 "idempotency key reused with different refund parameters".into(),
             )),
         }
@@ -293,8 +333,11 @@ impl Processor for Sandbox {
 
     async fn lookup_charge(&self, key: &str) -> Result<Option<ChargeOutcome>, ProcessorError> {
         let op = store::find(&self.db, key).await.map_err(unavailable)?;
-        Ok(op.as_ref().and_then(outcome))
+        Ok(op.as_ref().and_then(|op| self.outcome(op)))
     }
 }
 
+mod actions;
 mod authorizations;
+
+pub use actions::{ActionAnswer, PendingAction};

@@ -91,8 +91,26 @@ impl SandboxApp {
     pub async fn build(config: SandboxConfig) -> Result<Self, SandboxStartError> {
         Db::migrate(&config.database).await?;
         let db = Db::connect(&config.database).await?;
+        let listener =
+            TcpListener::bind(config.listen)
+                .await
+                .map_err(|source| SandboxStartError::Bind {
+                    addr: config.listen,
+                    source,
+                })?;
+        let local = listener
+            .local_addr()
+            .map_err(|source| SandboxStartError::Bind {
+                addr: config.listen,
+                source,
+            })?;
+        let sandbox = Arc::new(Sandbox::new(
+            db.clone(),
+            config.webhooks,
+            format!("http://{}", crate::startup::reachable(local)),
+        ));
         let state = ServiceState {
-            sandbox: Arc::new(Sandbox::new(db.clone(), config.webhooks)),
+            sandbox: sandbox.clone(),
             faults: Arc::new(Faults::default()),
         };
         let router = Router::new()
@@ -109,14 +127,8 @@ impl SandboxApp {
                 "/healthz",
                 get(|| async { Json(serde_json::json!({"status": "ok"})) }),
             )
-            .with_state(state);
-        let listener =
-            TcpListener::bind(config.listen)
-                .await
-                .map_err(|source| SandboxStartError::Bind {
-                    addr: config.listen,
-                    source,
-                })?;
+            .with_state(state)
+            .merge(super::action_page::routes(sandbox));
         Ok(Self {
             listener,
             router,
@@ -229,6 +241,7 @@ async fn open(
         amount: body.amount,
         currency: body.currency,
         source: body.source,
+        return_url: body.return_url,
     };
     let outcome = if capture {
         state.sandbox.charge(&request).await

@@ -8,6 +8,7 @@ use super::ServiceError;
 use super::feed::PaymentFeed;
 use super::stale::StaleRetries;
 use crate::domain::processor_event::{self, EventKind, WebhookRejection};
+use crate::domain::status::PaymentStatus;
 use crate::domain::time::Timestamp;
 use crate::persistence::Db;
 use crate::persistence::payment_writes::Written;
@@ -82,8 +83,18 @@ pub async fn receive(
     let mut retries = StaleRetries::default();
     loop {
         if let Written::Done(outcome) = processor_events::apply(db, &incoming).await? {
-            if let EventOutcome::Applied(_) = &outcome {
-                feed.nudge();
+            match &outcome {
+                EventOutcome::Applied(_) => feed.nudge(),
+                EventOutcome::CustomerAnswered(payment) => {
+                    let answer = if payment.status == PaymentStatus::Failed {
+                        "declined"
+                    } else {
+                        "approved"
+                    };
+                    crate::metrics::record_lifecycle("customer_action", answer);
+                    feed.nudge();
+                }
+                EventOutcome::Duplicate | EventOutcome::Ignored(_) => {}
             }
             log_handled(&event.id, &event.kind, &outcome);
             return Ok(Received::Handled(outcome));
@@ -96,7 +107,7 @@ pub async fn receive(
 /// description is the merchant's free text, its source a payment instrument).
 fn log_handled(event: &str, kind: &str, outcome: &EventOutcome) {
     match outcome {
-        EventOutcome::Applied(payment) => tracing::info!(
+        EventOutcome::Applied(payment) | EventOutcome::CustomerAnswered(payment) => tracing::info!(
             event,
             kind,
             outcome = "applied",

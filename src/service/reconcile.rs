@@ -2,7 +2,8 @@
 //! deadline are looked up at the processor by their key and resolved to its outcome, or
 //! canceled when it never saw them; captures whose answer was lost are looked up and settled
 //! the same way; authorizations past their `captureBefore` are voided (`CANCELED`,
-//! `AUTHORIZATION_EXPIRED`).
+//! `AUTHORIZATION_EXPIRED`); customer actions unanswered past the action TTL are settled as the
+//! processor says, or withdrawn (`CANCELED`, `ACTION_EXPIRED`).
 
 use std::time::Duration;
 
@@ -34,6 +35,9 @@ pub struct ReconcileReport {
     pub captures: usize,
     /// Authorizations voided past their deadline.
     pub voided: usize,
+    /// Customer actions settled: answered (the answer's webhook lost), or withdrawn and their
+    /// payments canceled.
+    pub actions: usize,
 }
 
 fn seconds(d: Duration) -> i64 {
@@ -104,6 +108,18 @@ impl PaymentService {
                     },
                     "declined (reconciled with the processor)",
                 ),
+                Some(ChargeOutcome::ActionRequired {
+                    reference,
+                    redirect_url,
+                }) => (
+                    PaymentOperation::ActionRequired,
+                    Changes {
+                        processor_ref: Some(reference),
+                        next_action_url: Some(redirect_url),
+                        ..Changes::default()
+                    },
+                    "the customer must act (reconciled with the processor)",
+                ),
                 Some(ChargeOutcome::Pending { .. }) => continue,
                 None => (
                     PaymentOperation::Expire,
@@ -117,6 +133,7 @@ impl PaymentService {
         }
         report.captures = self.settle_lost_captures(processing_cutoff).await?;
         report.voided = self.void_expired_authorizations(now).await?;
+        report.actions = self.settle_unanswered_actions(now).await?;
         Ok(report)
     }
 
@@ -148,6 +165,104 @@ impl PaymentService {
             settled += usize::from(done);
         }
         Ok(settled)
+    }
+
+    /// Customer actions waiting longer than the action TTL: the processor is asked first. An
+    /// answer whose webhook was lost is applied (PROCESSING, then the outcome); an action
+    /// still open is withdrawn at the processor and its payment canceled (`ACTION_EXPIRED`).
+    async fn settle_unanswered_actions(&self, now: Timestamp) -> Result<usize, ServiceError> {
+        let cutoff = now.plus_seconds(-seconds(self.lifecycle().action_ttl));
+        let waiting =
+            payments::stale(self.db(), PaymentStatus::RequiresAction, cutoff, BATCH).await?;
+        let mut settled = 0;
+        for payment in waiting {
+            let found = match self.processor().lookup_charge(&payment.processor_key).await {
+                Ok(found) => found,
+                Err(err) => {
+                    tracing::warn!(payment = %payment.id, error = %err, "cannot reconcile now");
+                    continue;
+                }
+            };
+            let answered = match found {
+                Some(ChargeOutcome::Approved { reference }) => Some(payment_writes::approved(
+                    &payment,
+                    reference,
+                    self.capture_before(),
+                )),
+                Some(ChargeOutcome::Declined {
+                    reference,
+                    code,
+                    message,
+                }) => Some((
+                    PaymentOperation::ProcessorDeclined,
+                    Changes {
+                        processor_ref: Some(reference),
+                        failure_code: Some(code),
+                        failure_message: Some(message),
+                        ..Changes::default()
+                    },
+                )),
+                Some(ChargeOutcome::ActionRequired { .. } | ChargeOutcome::Pending { .. })
+                | None => None,
+            };
+            let done = match answered {
+                Some((operation, changes)) => {
+                    self.apply_answer(&payment, operation, changes).await?
+                }
+                None => self.withdraw_action(&payment).await?,
+            };
+            settled += usize::from(done);
+        }
+        Ok(settled)
+    }
+
+    /// The customer's answer, found at the processor: PROCESSING, then on.
+    async fn apply_answer(
+        &self,
+        payment: &Payment,
+        operation: PaymentOperation,
+        changes: Changes,
+    ) -> Result<bool, ServiceError> {
+        let reason = "the customer acted (reconciled with the processor)";
+        if !self
+            .apply(
+                payment,
+                PaymentOperation::CustomerActed,
+                Changes::default(),
+                reason,
+            )
+            .await?
+        {
+            return Ok(false);
+        }
+        let Some(processing) =
+            payments::find_payment(self.db(), &payment.account_id, &payment.id).await?
+        else {
+            return Ok(false);
+        };
+        let reason = "processor outcome (reconciled with the processor)";
+        self.apply(&processing, operation, changes, reason).await
+    }
+
+    /// Withdraws an unanswered customer action at the processor and cancels its payment.
+    async fn withdraw_action(&self, payment: &Payment) -> Result<bool, ServiceError> {
+        if let Err(err) = self.void(payment).await {
+            // Answered meanwhile, say: the next run finds the answer.
+            tracing::warn!(payment = %payment.id, error = ?err, "cannot withdraw a customer action now");
+            return Ok(false);
+        }
+        let changes = Changes {
+            cancellation_reason: Some(CancellationReason::ActionExpired),
+            ..Changes::default()
+        };
+        let reason = "customer action expired";
+        let done = self
+            .apply(payment, PaymentOperation::Expire, changes, reason)
+            .await?;
+        if done {
+            crate::metrics::record_lifecycle("customer_action", "expired");
+        }
+        Ok(done)
     }
 
     /// Voids authorizations past their `captureBefore` and cancels their payments.

@@ -326,6 +326,7 @@ async fn a_capture_whose_answer_is_lost_is_captured_once_and_reconciled(backend:
             currency: "USD",
             status: sandbox::OperationStatus::Approved,
             failure_code: None,
+            return_url: None,
         },
     )
     .await

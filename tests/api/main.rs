@@ -11,6 +11,8 @@ mod client_tokens;
 mod cluster_selftest;
 mod connections;
 mod cors;
+mod customer_action;
+mod customer_action_browser;
 mod dashboard_browser;
 mod errors;
 mod feed;

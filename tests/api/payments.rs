@@ -327,12 +327,13 @@ async fn an_abandoned_claim_is_taken_over_after_the_lock_timeout(backend: Backen
     .await
     .unwrap();
     use graphpay::processor::Processor;
-    let charged = graphpay::sandbox::Sandbox::new(app.db.clone(), None)
+    let charged = graphpay::sandbox::Sandbox::new(app.db.clone(), None, app.address.clone())
         .charge(&graphpay::processor::ChargeRequest {
             idempotency_key: payment.processor_key.clone(),
             amount: 2500,
             currency: "USD".into(),
             source: "tok_visa".into(),
+            return_url: None,
         })
         .await
         .unwrap();

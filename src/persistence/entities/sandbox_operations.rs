@@ -16,6 +16,8 @@ pub struct Model {
     pub failure_code: Option<String>,
     pub attempts: i32,
     pub created_at: i64,
+    /// Where the customer goes after a customer action.
+    pub return_url: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -1,5 +1,7 @@
 //! Captures and voids of the sandbox's authorizations: whichever of the two reaches an
-//! approved authorization first takes it, and every other fails.
+//! approved authorization first takes it, and every other fails. A void also withdraws a
+//! customer action not yet answered (of a charge or an authorization), so that a later answer
+//! changes nothing.
 
 use super::{Sandbox, unavailable};
 use crate::persistence::sandbox::{
@@ -24,7 +26,9 @@ pub(super) fn follow_up_outcome(op: &SandboxOperation) -> Option<CaptureOutcome>
         OperationStatus::Attempting
         | OperationStatus::Pending
         | OperationStatus::Captured
-        | OperationStatus::Voided => None,
+        | OperationStatus::Voided
+        | OperationStatus::ActionRequired
+        | OperationStatus::Expired => None,
     }
 }
 
@@ -41,7 +45,10 @@ impl Sandbox {
         let authorization = store::find(&self.db, &request.authorization_key)
             .await
             .map_err(unavailable)?
-            .filter(|a| a.kind == OperationKind::Authorization)
+            .filter(|a| {
+                a.kind == OperationKind::Authorization
+                    || (kind == OperationKind::Void && a.kind == OperationKind::Charge)
+            })
             .ok_or_else(|| ProcessorError::Fatal("no authorization with this key".into()))?;
         if kind == OperationKind::Capture && request.amount > authorization.amount {
             return Err(ProcessorError::Fatal(
@@ -65,6 +72,7 @@ impl Sandbox {
                 currency: &authorization.currency,
                 status: OperationStatus::Attempting,
                 failure_code: None,
+                return_url: None,
             },
         )
         .await
@@ -75,21 +83,35 @@ impl Sandbox {
             ));
         }
         if op.status == OperationStatus::Attempting {
-            let took = store::settle(
-                &self.db,
-                &request.authorization_key,
-                OperationStatus::Approved,
-                to,
-            )
-            .await
-            .map_err(unavailable)?;
+            let mut took = authorization.kind == OperationKind::Authorization
+                && store::settle(
+                    &self.db,
+                    &request.authorization_key,
+                    OperationStatus::Approved,
+                    to,
+                )
+                .await
+                .map_err(unavailable)?;
+            if kind == OperationKind::Void && !took {
+                took = store::settle(
+                    &self.db,
+                    &request.authorization_key,
+                    OperationStatus::ActionRequired,
+                    OperationStatus::Expired,
+                )
+                .await
+                .map_err(unavailable)?;
+            }
             // A repeat of this key after its first attempt took the authorization finds it
             // taken already, by this key.
+            let withdrawn = |s: OperationStatus| {
+                s == to || (kind == OperationKind::Void && s == OperationStatus::Expired)
+            };
             let taken = took
                 || store::find(&self.db, &request.authorization_key)
                     .await
                     .map_err(unavailable)?
-                    .is_some_and(|a| a.status == to);
+                    .is_some_and(|a| withdrawn(a.status));
             let settled_to = if taken {
                 OperationStatus::Approved
             } else {

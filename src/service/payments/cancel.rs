@@ -1,5 +1,5 @@
-//! `cancelPayment`: PENDING and REQUIRES_ACTION go CANCELED; REQUIRES_CAPTURE goes CANCELED
-//! once the processor has voided the authorization. A CANCELED payment is answered as it is;
+//! `cancelPayment`: PENDING goes CANCELED; REQUIRES_ACTION and REQUIRES_CAPTURE go CANCELED
+//! once the processor has withdrawn the customer action or voided the authorization. A CANCELED payment is answered as it is;
 //! any other status is refused. With an idempotency key it runs on the rail like every
 //! money-moving mutation; without one, cancelling twice answers the same.
 
@@ -85,14 +85,19 @@ impl PaymentService {
                 return Ok(PaymentResult::made(payment));
             }
             let to = state_machine::next(payment.status, PaymentOperation::Cancel)?;
-            if payment.status == PaymentStatus::RequiresCapture {
-                if !cancel.may_void {
+            match payment.status {
+                PaymentStatus::RequiresCapture if !cancel.may_void => {
                     return Err(ServiceError::Forbidden {
                         field: "cancelPayment".into(),
                         required_scope: Some(PAYMENTS_CAPTURE),
                     });
                 }
-                self.void(&payment).await?;
+                // The authorization, or the customer action, is withdrawn at the processor
+                // first, so that nothing can be taken after the payment is canceled.
+                PaymentStatus::RequiresCapture | PaymentStatus::RequiresAction => {
+                    self.void(&payment).await?
+                }
+                _ => {}
             }
             let changes = Changes {
                 cancellation_reason: cancel.reason,

@@ -5,6 +5,7 @@
 use super::{PROCESSOR_ERROR, PaymentResult, PaymentService, ServiceError};
 use crate::domain::capture::CaptureMethod;
 use crate::domain::payment::Payment;
+use crate::domain::return_url::ReturnUrl;
 use crate::domain::state_machine::{self, PaymentOperation};
 use crate::domain::status::PaymentStatus;
 use crate::persistence::payment_writes::{self, Changes, KeyAction, Written};
@@ -29,6 +30,12 @@ impl PaymentService {
             amount: payment.amount.get(),
             currency: payment.currency.code(),
             source: payment.source.clone(),
+            // Where the customer comes back to after a customer action, told which payment.
+            return_url: payment
+                .return_url
+                .as_deref()
+                .and_then(|url| ReturnUrl::parse(url).ok())
+                .map(|url| url.with_payment(&payment.id)),
         };
         let answered = match payment.capture_method {
             CaptureMethod::Automatic => self.processor().charge(&request).await,
@@ -73,6 +80,22 @@ impl PaymentService {
                 },
                 "declined by the processor",
             ),
+            ChargeOutcome::ActionRequired {
+                reference,
+                redirect_url,
+            } => {
+                crate::metrics::record_lifecycle("customer_action", "required");
+                let changes = Changes {
+                    processor_ref: Some(reference),
+                    next_action_url: Some(redirect_url),
+                    ..Changes::default()
+                };
+                (
+                    PaymentOperation::ActionRequired,
+                    changes,
+                    "the customer must act",
+                )
+            }
             ChargeOutcome::Pending { .. } => {
                 // Accepted; the webhook settles it. The key's outcome is the PROCESSING payment.
                 hold.complete_with(&payment, None).await?;

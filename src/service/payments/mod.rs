@@ -46,12 +46,16 @@ pub struct LifecycleSettings {
     /// An authorization not captured within this is voided by the reconciler (its
     /// `captureBefore`).
     pub authorization_ttl: Duration,
+    /// A customer action not answered within this is withdrawn at the processor and its
+    /// payment canceled by the reconciler (`ACTION_EXPIRED`).
+    pub action_ttl: Duration,
 }
 
 impl Default for LifecycleSettings {
     fn default() -> Self {
         Self {
             authorization_ttl: Duration::from_secs(7 * 86_400),
+            action_ttl: Duration::from_secs(3_600),
         }
     }
 }

@@ -39,6 +39,20 @@ impl SandboxProcess {
     /// Starts `graphpay sandbox` on `port` with its database at `db_url`, and returns once it
     /// listens.
     pub fn start(port: u16, db_url: &str) -> Self {
+        Self::start_with_args(port, db_url, &[])
+    }
+
+    /// Like [`SandboxProcess::start`], sending its webhooks to `webhook_url` signed with
+    /// `secret`.
+    pub fn start_with_webhooks(port: u16, db_url: &str, webhook_url: &str, secret: &str) -> Self {
+        Self::start_with_args(
+            port,
+            db_url,
+            &["--webhook-url", webhook_url, "--webhook-secret", secret],
+        )
+    }
+
+    fn start_with_args(port: u16, db_url: &str, more: &[&str]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_graphpay"))
             .args([
                 "sandbox",
@@ -47,6 +61,7 @@ impl SandboxProcess {
                 "--database-url",
                 db_url,
             ])
+            .args(more)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .spawn()
