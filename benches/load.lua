@@ -3,7 +3,11 @@
 -- every time (unique to the run), `replay` cycles through the 200 keys `replay-0` ..
 -- `replay-199` made beforehand, and `page` reads the first page of 50 payments with cursors
 -- and pageInfo; `deep` reads the page after the cursor given as the third argument, and
--- `count` the first page with `totalCount`.
+-- `count` the first page with `totalCount`. `authorize` sends a fresh key with
+-- `captureMethod: MANUAL`; `capture` captures, each with a fresh key, the authorized payments
+-- whose ids the file named by the third argument lists, one per line, each of the threads
+-- (their number the fourth argument) taking every n-th (a payment captured twice would
+-- answer an error, which is counted).
 
 local threads = {}
 local next_id = 0
@@ -20,7 +24,21 @@ function init(args)
   run = args[3]
   counter = 0
   errors = 0
+  if mode == "capture" then
+    -- The fourth argument: how many threads share the ids.
+    local share = tonumber(args[4]) or 1
+    ids = {}
+    local line_no = 0
+    for line in io.lines(run) do
+      line_no = line_no + 1
+      if line_no % share == id - 1 then
+        table.insert(ids, line)
+      end
+    end
+  end
 end
+
+local capture = "mutation K($input: CapturePaymentInput!, $key: String!) { capturePayment(input: $input, idempotencyKey: $key) { replayed payment { id status amountCaptured } } }"
 
 local query = "mutation C($input: CreatePaymentInput!, $key: String!) { createPayment(input: $input, idempotencyKey: $key) { replayed payment { id status amount } } }"
 
@@ -40,6 +58,11 @@ function request()
       '{"query":"' .. deep_query .. '","variables":{"after":"' .. run .. '"}}')
   elseif mode == "count" then
     return wrk.format("POST", "/graphql", headers, count)
+  elseif mode == "capture" then
+    local payment = ids[counter] or ids[#ids]
+    return wrk.format("POST", "/graphql", headers,
+      '{"query":"' .. capture .. '","variables":{"input":{"paymentId":"' .. payment ..
+      '"},"key":"capture-' .. payment .. '"}}')
   end
   local idem, amount
   if mode == "replay" then
@@ -50,8 +73,12 @@ function request()
     idem = run .. "-" .. id .. "-" .. counter
     amount = 1000 + counter % 5000
   end
+  local method = ""
+  if mode == "authorize" then
+    method = ',"captureMethod":"MANUAL"'
+  end
   local body = '{"query":"' .. query .. '","variables":{"input":{"amount":' .. amount ..
-    ',"currency":"USD","source":"tok_visa"},"key":"' .. idem .. '"}}'
+    ',"currency":"USD","source":"tok_visa"' .. method .. '},"key":"' .. idem .. '"}}'
   return wrk.format("POST", "/graphql",
     { ["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. key }, body)
 end

@@ -11,6 +11,11 @@
 //! them: from the change's time (`updatedAt`, the event's `createdAt`, taken just before its
 //! commit) to the frame or request received, p50 and p99.
 //!
+//! On PostgreSQL, authorize now and capture later at the highest concurrency (`load_captures`):
+//! creates, authorizations and captures of those authorizations, with pgbench running the SQL
+//! of one capture (`benches/capture_payment.pgbench.sql`) beside them (`LOAD_CAPTURES=0` skips
+//! it).
+//!
 //! Then, on PostgreSQL, page reads on an account of 1,000,000 payments (`load_reads`): the
 //! first page, the page at depth 900,000 and the first page with `totalCount`, at
 //! `LOAD_READ_CONCURRENCY` (default `1,32`), with pgbench running the gateway's page statement
@@ -22,6 +27,7 @@
 //! `postgres://postgres@127.0.0.1:5432/test`).
 
 mod common;
+mod load_captures;
 mod load_reads;
 
 use std::process::Command;
@@ -287,6 +293,21 @@ fn main() -> Result<(), BoxError> {
     println!("|---|---:|---:|---:|---|---|");
     for line in live_lines {
         println!("{line}");
+    }
+    let captures_wanted = std::env::var("LOAD_CAPTURES").map_or(true, |v| v != "0");
+    if captures_wanted
+        && settings.databases.iter().any(|d| d == "postgres")
+        && let Some(&c) = settings.concurrency.iter().max()
+    {
+        let lines = load_captures::run(&settings.postgres_url, settings.seconds, c)?;
+        println!();
+        println!(
+            "| database | request | concurrency | requests/s | p50 ms | p99 ms | errors | pgbench captures/s (same SQL) |"
+        );
+        println!("|---|---|---:|---:|---:|---:|---:|---|");
+        for line in lines {
+            println!("{line}");
+        }
     }
     if settings.databases.iter().any(|d| d == "postgres") {
         let reads = load_reads::run(

@@ -230,6 +230,25 @@ pub async fn settle(
     Ok(result.rows_affected == 1)
 }
 
+/// Moves an approved authorization to `to` (captured or voided) if it holds at least
+/// `amount`; false when it does not (not approved, not an authorization, too small, unknown).
+pub async fn take_authorization(
+    db: &Db,
+    idempotency_key: &str,
+    amount: i64,
+    to: OperationStatus,
+) -> Result<bool, DbError> {
+    let result = sandbox_operations::Entity::update_many()
+        .col_expr(sandbox_operations::Column::Status, Expr::value(to.as_str()))
+        .filter(sandbox_operations::Column::IdempotencyKey.eq(idempotency_key))
+        .filter(sandbox_operations::Column::Kind.eq(OperationKind::Authorization.as_str()))
+        .filter(sandbox_operations::Column::Status.eq(OperationStatus::Approved.as_str()))
+        .filter(sandbox_operations::Column::Amount.gte(amount))
+        .exec(db.conn())
+        .await?;
+    Ok(result.rows_affected == 1)
+}
+
 /// Moves an operation from `from` to declined with `code`; false when it was not in `from`.
 pub async fn decline(
     db: &Db,

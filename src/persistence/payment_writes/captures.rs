@@ -3,13 +3,16 @@
 //! capture sent to the processor whose outcome is not yet known.
 
 use sea_orm::sea_query::{Expr, ExprTrait};
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, Statement, Value,
+};
 
 use super::super::entities::payments;
 use super::super::idempotency_keys::{self, KeyRef};
-use super::super::{Db, DbError};
+use super::super::{Backend, Db, DbError};
 use super::transitions::{Changes, Written};
 use crate::domain::capture::CaptureMethod;
+use crate::domain::idempotency::KeyState;
 use crate::domain::payment::Payment;
 use crate::domain::state_machine::PaymentOperation;
 use crate::domain::time::Timestamp;
@@ -48,16 +51,23 @@ pub fn approved(
 /// Records (`Some(amount)`) or clears (`None`) the capture of `payment` in flight, checked
 /// against the version it was read at; `key`, the capturing request's key, is linked to the
 /// payment in the same transaction, so a retry with it carries the capture on. No status
-/// changes, so no event is written.
+/// changes, so no event is written. On PostgreSQL it is one statement.
 pub async fn set_capture_in_flight(
     db: &Db,
     payment: &Payment,
     amount: Option<i64>,
     key: Option<KeyRef<'_>>,
 ) -> Result<Written<Payment>, DbError> {
-    let txn = db.begin_write().await?;
     let now = Timestamp::now();
-    let updated = payments::Entity::update_many()
+    let mut updated = payment.clone();
+    updated.capture_amount = amount;
+    updated.version += 1;
+    updated.updated_at = now;
+    if db.backend() == Backend::Postgres {
+        return set_capture_in_one_statement(db, payment, updated, key).await;
+    }
+    let txn = db.begin_write().await?;
+    let written = payments::Entity::update_many()
         .col_expr(payments::Column::CaptureAmount, Expr::value(amount))
         .col_expr(
             payments::Column::Version,
@@ -68,7 +78,7 @@ pub async fn set_capture_in_flight(
         .filter(payments::Column::Version.eq(payment.version))
         .exec(&txn)
         .await?;
-    if updated.rows_affected != 1 {
+    if written.rows_affected != 1 {
         txn.rollback().await?;
         return Ok(Written::Stale);
     }
@@ -76,9 +86,45 @@ pub async fn set_capture_in_flight(
         idempotency_keys::link(&txn, k.account_id, k.key, Some(&payment.id), None).await?;
     }
     txn.commit().await?;
-    let mut payment = payment.clone();
-    payment.capture_amount = amount;
-    payment.version += 1;
-    payment.updated_at = now;
-    Ok(Written::Done(payment))
+    Ok(Written::Done(updated))
+}
+
+/// [`set_capture_in_flight`] on PostgreSQL: the version-checked update and the key's link in
+/// one statement; the link reads the row the update returned, so a stale version writes
+/// nothing.
+async fn set_capture_in_one_statement(
+    db: &Db,
+    payment: &Payment,
+    updated: Payment,
+    key: Option<KeyRef<'_>>,
+) -> Result<Written<Payment>, DbError> {
+    let mut values: Vec<Value> = vec![
+        payment.id.clone().into(),
+        payment.version.into(),
+        updated.capture_amount.into(),
+        updated.updated_at.micros().into(),
+    ];
+    let link = match key {
+        Some(k) => {
+            values.extend([k.account_id.into(), k.key.into()]);
+            format!(
+                ", linked AS (UPDATE idempotency_keys SET payment_id = $1 \
+                 WHERE account_id = $5 AND key = $6 AND state = '{}' \
+                 AND EXISTS (SELECT 1 FROM updated))",
+                KeyState::Started.as_str()
+            )
+        }
+        None => String::new(),
+    };
+    let sql = format!(
+        "WITH updated AS (UPDATE payments SET capture_amount = $3, version = version + 1, \
+         updated_at = $4 WHERE id = $1 AND version = $2 RETURNING id){link} \
+         SELECT 1 FROM updated"
+    );
+    let statement = Statement::from_sql_and_values(DbBackend::Postgres, sql, values);
+    if db.conn().execute_raw(statement).await?.rows_affected() == 1 {
+        Ok(Written::Done(updated))
+    } else {
+        Ok(Written::Stale)
+    }
 }

@@ -1,7 +1,8 @@
 //! Captures and voids of the sandbox's authorizations: whichever of the two reaches an
 //! approved authorization first takes it, and every other fails. A void also withdraws a
 //! customer action not yet answered (of a charge or an authorization), so that a later answer
-//! changes nothing.
+//! changes nothing. A fresh capture or void costs three statements: its record, the
+//! conditional move of the authorization, and its own settlement.
 
 use super::{Sandbox, unavailable};
 use crate::persistence::sandbox::{
@@ -35,41 +36,28 @@ pub(super) fn follow_up_outcome(op: &SandboxOperation) -> Option<CaptureOutcome>
 impl Sandbox {
     /// A capture or a void (`kind`) of an authorization: the first of the two to reach an
     /// approved authorization takes it (`to`), and every other fails; repeats of one key
-    /// answer as its first did.
+    /// answer as its first did. Captures and voids carry no payment source of their own.
     pub(super) async fn follow_up(
         &self,
         request: &CaptureRequest,
         kind: OperationKind,
         to: OperationStatus,
     ) -> Result<CaptureOutcome, ProcessorError> {
-        let authorization = store::find(&self.db, &request.authorization_key)
-            .await
-            .map_err(unavailable)?
-            .filter(|a| {
-                a.kind == OperationKind::Authorization
-                    || (kind == OperationKind::Void && a.kind == OperationKind::Charge)
-            })
-            .ok_or_else(|| ProcessorError::Fatal("no authorization with this key".into()))?;
-        if kind == OperationKind::Capture && request.amount > authorization.amount {
-            return Err(ProcessorError::Fatal(
-                "the capture is larger than the authorization".into(),
-            ));
-        }
         let prefix = if kind == OperationKind::Capture {
             "cp"
         } else {
             "vd"
         };
         let reference = format!("{prefix}_{}", ulid::Ulid::generate());
-        let (op, _) = store::record(
+        let (mut op, _) = store::record(
             &self.db,
             NewOperation {
                 idempotency_key: &request.idempotency_key,
                 kind,
                 reference: &reference,
-                source: &authorization.source,
+                source: "",
                 amount: request.amount,
-                currency: &authorization.currency,
+                currency: &request.currency,
                 status: OperationStatus::Attempting,
                 failure_code: None,
                 return_url: None,
@@ -83,35 +71,7 @@ impl Sandbox {
             ));
         }
         if op.status == OperationStatus::Attempting {
-            let mut took = authorization.kind == OperationKind::Authorization
-                && store::settle(
-                    &self.db,
-                    &request.authorization_key,
-                    OperationStatus::Approved,
-                    to,
-                )
-                .await
-                .map_err(unavailable)?;
-            if kind == OperationKind::Void && !took {
-                took = store::settle(
-                    &self.db,
-                    &request.authorization_key,
-                    OperationStatus::ActionRequired,
-                    OperationStatus::Expired,
-                )
-                .await
-                .map_err(unavailable)?;
-            }
-            // A repeat of this key after its first attempt took the authorization finds it
-            // taken already, by this key.
-            let withdrawn = |s: OperationStatus| {
-                s == to || (kind == OperationKind::Void && s == OperationStatus::Expired)
-            };
-            let taken = took
-                || store::find(&self.db, &request.authorization_key)
-                    .await
-                    .map_err(unavailable)?
-                    .is_some_and(|a| withdrawn(a.status));
+            let taken = self.take(request, kind, to).await?;
             let settled_to = if taken {
                 OperationStatus::Approved
             } else {
@@ -125,13 +85,57 @@ impl Sandbox {
             )
             .await
             .map_err(unavailable)?;
+            op.status = settled_to;
         }
-        let settled = store::find(&self.db, &request.idempotency_key)
+        follow_up_outcome(&op)
+            .ok_or_else(|| ProcessorError::retryable("sandbox: capture not settled"))
+    }
+
+    /// Moves the authorization to `to` (a void: also an unanswered action to expired); false
+    /// when another capture or void took it first. A repeat of a key whose first attempt took
+    /// it finds it taken already, by that key: the gateway sends one capture key and one void
+    /// key per payment.
+    async fn take(
+        &self,
+        request: &CaptureRequest,
+        kind: OperationKind,
+        to: OperationStatus,
+    ) -> Result<bool, ProcessorError> {
+        let key = &request.authorization_key;
+        let void = kind == OperationKind::Void;
+        let took = store::take_authorization(&self.db, key, request.amount, to)
             .await
             .map_err(unavailable)?;
-        settled
-            .as_ref()
-            .and_then(follow_up_outcome)
-            .ok_or_else(|| ProcessorError::retryable("sandbox: capture not settled"))
+        if took {
+            return Ok(true);
+        }
+        if void
+            && store::settle(
+                &self.db,
+                key,
+                OperationStatus::ActionRequired,
+                OperationStatus::Expired,
+            )
+            .await
+            .map_err(unavailable)?
+        {
+            return Ok(true);
+        }
+        let authorization = store::find(&self.db, key)
+            .await
+            .map_err(unavailable)?
+            .filter(|a| {
+                a.kind == OperationKind::Authorization || (void && a.kind == OperationKind::Charge)
+            })
+            .ok_or_else(|| ProcessorError::Fatal("no authorization with this key".into()))?;
+        if !void && request.amount > authorization.amount {
+            return Err(ProcessorError::Fatal(
+                "the capture is larger than the authorization".into(),
+            ));
+        }
+        Ok(
+            authorization.status == to
+                || (void && authorization.status == OperationStatus::Expired),
+        )
     }
 }

@@ -50,7 +50,7 @@ impl PaymentService {
     ) -> Result<PaymentResult, ServiceError> {
         let payment_id = payment_id.as_str();
         // Refuse unknown payments before claiming, so a wrong id leaves nothing behind.
-        self.reload(account_id, payment_id).await?;
+        let read = self.reload(account_id, payment_id).await?;
         let fingerprint = fingerprint(
             CAPTURE_PAYMENT,
             &json!({ "paymentId": payment_id, "amount": amount.map(MinorUnits::get) }),
@@ -67,9 +67,15 @@ impl PaymentService {
         self.rail()
             .run(mutation, replay, async |claimed, hold| {
                 let resumed = claimed.payment_id.is_some();
+                // A fresh claim starts from the payment read before it; the version check
+                // of the first write finds any change since.
+                let mut read = (!resumed).then_some(read);
                 let mut retries = StaleRetries::default();
                 let in_flight = loop {
-                    let payment = self.reload(account_id, payment_id).await?;
+                    let payment = match read.take() {
+                        Some(payment) => payment,
+                        None => self.reload(account_id, payment_id).await?,
+                    };
                     if resumed && payment.status != PaymentStatus::RequiresCapture {
                         // This key's capture was settled meanwhile (by the reconciler).
                         hold.complete_with(&payment, None).await?;
