@@ -42,9 +42,11 @@ impl MigrationTrait for Migration {
         .await?;
         conn.execute_unprepared("ALTER TABLE sandbox_operations ADD COLUMN return_url TEXT NULL")
             .await?;
-        // The reconciler's look-up of authorizations past their deadline.
+        // The reconciler's look-up of authorizations past their deadline. Partial: only
+        // authorizations are in it, so creates and other transitions do not maintain it.
         conn.execute_unprepared(
-            "CREATE INDEX payments_capture_before ON payments (status, capture_before)",
+            "CREATE INDEX payments_capture_before ON payments (capture_before) \
+             WHERE status = 'REQUIRES_CAPTURE'",
         )
         .await?;
         Ok(())

@@ -194,6 +194,61 @@ on_both_backends! {
         assert_consistent(&app, &account).await;
     }
 
+    async fn captures_and_voids_racing_leave_one_outcome_agreed_with_the_processor(app: TestApp) {
+        let (account, key) = app.account("Alice").await;
+        for round in 0..3 {
+            let id = authorized(&app, &key, &format!("a{round}"), 1000).await;
+            let answers = futures_util::future::join_all((0..16).map(|i| {
+                let (app, key, id) = (&app, &key, &id);
+                async move {
+                    if i % 2 == 0 {
+                        capture(app, key, &format!("c{round}-{i}"), id, None).await
+                    } else {
+                        app.post(Some(key), VOID, json!({"id": id, "key": format!("v{round}-{i}")}))
+                            .await
+                            .1
+                    }
+                }
+            }))
+            .await;
+            for answer in answers.iter().filter(|a| a["errors"].is_array()) {
+                let code = first_error_code(answer);
+                assert!(
+                    ["INVALID_STATE_TRANSITION", "REQUEST_IN_PROGRESS"].contains(&code.as_str()),
+                    "{answer}"
+                );
+            }
+            let payment = show(&app, &key, &id).await;
+            let taken = |kind: &str| {
+                let (app, id) = (&app, &id);
+                let kind = kind.to_string();
+                async move {
+                    let rows = app
+                        .db
+                        .query_text(&format!(
+                            "SELECT COUNT(*) FROM sandbox_operations WHERE idempotency_key = '{id}.{kind}' AND status = 'approved'"
+                        ))
+                        .await
+                        .unwrap();
+                    rows[0][0].parse::<u32>().unwrap()
+                }
+            };
+            let (captured, voided) = (taken("capture").await, taken("void").await);
+            match payment["status"].as_str().unwrap() {
+                "SUCCEEDED" => {
+                    assert_eq!((captured, voided), (1, 0), "{payment}");
+                    assert_eq!(payment["amountCaptured"], 1000);
+                }
+                "CANCELED" => {
+                    assert_eq!((captured, voided), (0, 1), "{payment}");
+                    assert_eq!(payment["amountCaptured"], 0);
+                }
+                other => panic!("round {round}: {other}: {payment}"),
+            }
+        }
+        assert_consistent(&app, &account).await;
+    }
+
     async fn cancelling_an_authorization_voids_it_once_and_replays_by_key(app: TestApp) {
         let (account, key) = app.account("Alice").await;
         let id = authorized(&app, &key, "a", 1000).await;

@@ -45,6 +45,56 @@ async fn a_subscription_to_one_payment_sees_only_that_one(backend: Backend) {
     );
 }
 
+/// The card lifecycle's statuses reach subscribers like any other: an authorization, its
+/// capture, and a customer action answered on the sandbox's page.
+async fn a_subscriber_hears_authorizations_captures_and_customer_actions(backend: Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (_, key) = app.account("Alice").await;
+    let mut socket = connect(&app, &key).await.unwrap();
+    subscribe_synced(&app, &key, &mut socket, None).await;
+
+    let manual = json!({"amount": 700, "currency": "USD", "source": "tok_visa",
+        "captureMethod": "MANUAL"});
+    let authorized = create(&app, &key, "auth", manual).await;
+    let id = authorized["payment"]["id"].as_str().unwrap().to_string();
+    app.query(
+        &key,
+        "mutation($id: ID!) { capturePayment(input: {paymentId: $id}, idempotencyKey: \"c\") { payment { status } } }",
+        json!({"id": id}),
+    )
+    .await;
+    for status in ["PROCESSING", "REQUIRES_CAPTURE", "SUCCEEDED"] {
+        assert_eq!(
+            next_update(&mut socket).await,
+            json!({"id": id, "status": status, "amount": 700})
+        );
+    }
+
+    let (acting, page) = crate::customer_action::needing_action(
+        &app,
+        &key,
+        "3ds",
+        "https://shop.example/done",
+        false,
+    )
+    .await;
+    let answered = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .post(format!("{page}/approve"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answered.status(), 303);
+    for status in ["PROCESSING", "REQUIRES_ACTION", "PROCESSING", "SUCCEEDED"] {
+        assert_eq!(
+            next_update(&mut socket).await,
+            json!({"id": acting, "status": status, "amount": 1234})
+        );
+    }
+}
+
 async fn a_connection_without_a_valid_key_is_refused(backend: Backend) {
     let app = TestApp::spawn(backend).await;
     assert!(connect(&app, "gpk_wrong").await.is_err());
@@ -114,5 +164,6 @@ on_both_backends_fn!(
     a_change_too_long_to_announce_whole_still_arrives,
     a_subscriber_sees_its_own_payments_change,
     a_subscription_to_one_payment_sees_only_that_one,
+    a_subscriber_hears_authorizations_captures_and_customer_actions,
     a_connection_without_a_valid_key_is_refused,
 );

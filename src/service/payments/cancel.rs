@@ -76,6 +76,9 @@ impl PaymentService {
         hold: Option<&Hold<'_>>,
     ) -> Result<PaymentResult, ServiceError> {
         let mut retries = StaleRetries::default();
+        // Once the processor has voided, the payment is canceled whatever else happened
+        // meanwhile: a capture begun since can no longer take the authorization.
+        let mut voided = false;
         loop {
             let payment = self.reload(account_id, cancel.payment_id.as_str()).await?;
             if payment.status == PaymentStatus::Canceled {
@@ -94,8 +97,9 @@ impl PaymentService {
                 }
                 // The authorization, or the customer action, is withdrawn at the processor
                 // first, so that nothing can be taken after the payment is canceled.
-                PaymentStatus::RequiresCapture | PaymentStatus::RequiresAction => {
-                    self.void(&payment).await?
+                PaymentStatus::RequiresCapture | PaymentStatus::RequiresAction if !voided => {
+                    self.void(&payment).await?;
+                    voided = true;
                 }
                 _ => {}
             }
