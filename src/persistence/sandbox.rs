@@ -4,7 +4,10 @@
 #[cfg(feature = "test-support")]
 use sea_orm::PaginatorTrait;
 use sea_orm::sea_query::{Expr, ExprTrait};
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, TryInsertResult};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, QueryFilter, Statement, TryInsertResult,
+    Value,
+};
 
 use super::entities::sandbox_operations;
 use super::{Db, DbError};
@@ -228,6 +231,53 @@ pub async fn settle(
         .exec(db.conn())
         .await?;
     Ok(result.rows_affected == 1)
+}
+
+/// [`take_authorization`] and [`record`] of a fresh capture or void in one statement, on
+/// PostgreSQL: the operation is recorded approved when it took the authorization, attempting
+/// otherwise (the caller then finds out why); `None` when an operation with its key exists
+/// already, and then nothing was taken. The authorization is taken only for a key not yet
+/// recorded, so a repeat never takes it again.
+pub async fn record_taking(
+    db: &Db,
+    op: NewOperation<'_>,
+    authorization_key: &str,
+    to: OperationStatus,
+) -> Result<Option<SandboxOperation>, DbError> {
+    const SQL: &str = "\
+WITH taken AS (
+    UPDATE sandbox_operations SET status = $1
+    WHERE idempotency_key = $2 AND kind = 'authorization' AND status = 'approved'
+        AND amount >= $3
+        AND NOT EXISTS (SELECT 1 FROM sandbox_operations WHERE idempotency_key = $4)
+    RETURNING idempotency_key
+)
+INSERT INTO sandbox_operations (idempotency_key, kind, reference, source, amount, currency,
+    status, failure_code, attempts, created_at, return_url)
+SELECT $4, $5, $6, $7, $3, $8,
+    CASE WHEN EXISTS (SELECT 1 FROM taken) THEN 'approved' ELSE 'attempting' END,
+    NULL, 1, $9, NULL
+ON CONFLICT (idempotency_key) DO NOTHING
+RETURNING idempotency_key, kind, reference, source, amount, currency, status, failure_code,
+    attempts, created_at, return_url";
+    let values: Vec<Value> = vec![
+        to.as_str().into(),
+        authorization_key.into(),
+        op.amount.into(),
+        op.idempotency_key.into(),
+        op.kind.as_str().into(),
+        op.reference.into(),
+        op.source.into(),
+        op.currency.into(),
+        Timestamp::now().micros().into(),
+    ];
+    let statement = Statement::from_sql_and_values(DbBackend::Postgres, SQL, values);
+    sandbox_operations::Entity::find()
+        .from_raw_sql(statement)
+        .one(db.conn())
+        .await?
+        .map(from_row)
+        .transpose()
 }
 
 /// Moves an approved authorization to `to` (captured or voided) if it holds at least

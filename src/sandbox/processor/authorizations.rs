@@ -1,10 +1,12 @@
 //! Captures and voids of the sandbox's authorizations: whichever of the two reaches an
 //! approved authorization first takes it, and every other fails. A void also withdraws a
 //! customer action not yet answered (of a charge or an authorization), so that a later answer
-//! changes nothing. A fresh capture or void costs three statements: its record, the
-//! conditional move of the authorization, and its own settlement.
+//! changes nothing. A fresh capture or void that takes its authorization is one statement on
+//! PostgreSQL (its record with the move of the authorization); elsewhere three: its record,
+//! the move, and its own settlement.
 
 use super::{Sandbox, unavailable};
+use crate::persistence::Backend;
 use crate::persistence::sandbox::{
     self as store, NewOperation, OperationKind, OperationStatus, SandboxOperation,
 };
@@ -49,22 +51,32 @@ impl Sandbox {
             "vd"
         };
         let reference = format!("{prefix}_{}", ulid::Ulid::generate());
-        let (mut op, _) = store::record(
-            &self.db,
-            NewOperation {
-                idempotency_key: &request.idempotency_key,
-                kind,
-                reference: &reference,
-                source: "",
-                amount: request.amount,
-                currency: &request.currency,
-                status: OperationStatus::Attempting,
-                failure_code: None,
-                return_url: None,
-            },
-        )
-        .await
-        .map_err(unavailable)?;
+        let new = NewOperation {
+            idempotency_key: &request.idempotency_key,
+            kind,
+            reference: &reference,
+            source: "",
+            amount: request.amount,
+            currency: &request.currency,
+            status: OperationStatus::Attempting,
+            failure_code: None,
+            return_url: None,
+        };
+        let recorded = if self.db.backend() == Backend::Postgres {
+            let taking = store::record_taking(&self.db, new, &request.authorization_key, to)
+                .await
+                .map_err(unavailable)?;
+            match taking {
+                Some(op) => op,
+                None => store::find(&self.db, &request.idempotency_key)
+                    .await
+                    .map_err(unavailable)?
+                    .ok_or_else(|| ProcessorError::retryable("sandbox: capture not recorded"))?,
+            }
+        } else {
+            store::record(&self.db, new).await.map_err(unavailable)?.0
+        };
+        let mut op = recorded;
         if op.kind != kind || op.amount != request.amount {
             return Err(ProcessorError::Fatal(
                 "idempotency key reused with different parameters".into(),
