@@ -7,9 +7,6 @@
 
 use std::time::Duration;
 
-use graphpay::config::Config;
-use graphpay::merchant_webhooks::schedule::RetrySchedule;
-use graphpay::merchant_webhooks::worker::DeliverySettings;
 use serde_json::{Value, json};
 
 use crate::helpers::{
@@ -87,20 +84,9 @@ async fn press(page: &str, button: &str) -> (u16, Option<String>) {
     (answered.status().as_u16(), location)
 }
 
-/// Retries compressed from days to moments, and loopback receivers allowed.
-fn deliver_fast(c: &mut Config) {
-    c.deliveries = DeliverySettings::with_attempt_timeout(Duration::from_millis(500));
-    c.deliveries.policy.allow_private = true;
-    c.deliveries.schedule = RetrySchedule {
-        base: Duration::from_millis(20),
-        cap: Duration::from_millis(200),
-        window: Duration::from_secs(60),
-    };
-}
-
 async fn an_approved_action_succeeds_and_sends_the_customer_back(backend: Backend) {
     let app = TestApp::spawn_with(backend, |c| {
-        deliver_fast(c);
+        crate::merchant_webhooks::fast(c);
         c.sandbox_webhook_delay = Duration::from_millis(10);
     })
     .await;

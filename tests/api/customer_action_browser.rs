@@ -7,7 +7,6 @@
 //! time; fails when one is missing at run time.
 
 use std::io::Write;
-use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -16,8 +15,8 @@ use axum::response::Html;
 use serde_json::{Value, json};
 
 use crate::customer_action::needing_action;
-use crate::helpers::prerequisites::{self, BROWSER, CHROMIUM};
-use crate::helpers::{Backend, Receiver, TestApp};
+use crate::helpers::prerequisites::CHROMIUM;
+use crate::helpers::{Receiver, TestApp, browser_backend, browser_root};
 
 /// The shop: where the customer comes back to, showing what the gateway says of the payment.
 #[derive(Clone)]
@@ -63,18 +62,8 @@ async fn done(
               examples/dashboard/dist was missing when the tests were built (see .ci/run)"
 )]
 async fn a_shopper_approves_or_declines_on_the_action_page_and_lands_back_at_the_shop() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let missing = prerequisites::missing(root, BROWSER);
-    assert!(
-        missing.is_empty(),
-        "BROWSER test NOT run: {} (see .ci/run for how to install it)",
-        missing.join("; ")
-    );
-    let backend = if std::env::var_os("TEST_DATABASE_URL").is_some_and(|v| !v.is_empty()) {
-        Backend::Postgres
-    } else {
-        Backend::Sqlite
-    };
+    let root = browser_root();
+    let backend = browser_backend();
     let app = TestApp::spawn_with(backend, |c| {
         c.deliveries.policy.allow_private = true;
     })

@@ -6,7 +6,7 @@
 //! fails when one is missing at run time.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use crate::helpers::prerequisites::{self, BROWSER, CHROMIUM};
-use crate::helpers::{Backend, TestApp};
+use crate::helpers::prerequisites::CHROMIUM;
+use crate::helpers::{TestApp, browser_backend, browser_root};
 
 const PAYMENTS: usize = 120;
 
@@ -33,18 +33,8 @@ const MINT: &str = "mutation Mint($scopes: [ClientTokenScope!]!) {
               examples/dashboard/dist was missing when the tests were built (see .ci/run)"
 )]
 async fn the_dashboard_pages_every_payment_once_hears_a_refund_live_and_shows_a_forbidden_one() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let missing = prerequisites::missing(root, BROWSER);
-    assert!(
-        missing.is_empty(),
-        "BROWSER test NOT run: {} (see .ci/run for how to install it)",
-        missing.join("; ")
-    );
-    let backend = if std::env::var_os("TEST_DATABASE_URL").is_some_and(|v| !v.is_empty()) {
-        Backend::Postgres
-    } else {
-        Backend::Sqlite
-    };
+    let root = browser_root();
+    let backend = browser_backend();
 
     let dashboard = StaticSite::serve(root.join("examples/dashboard/dist")).await;
     let manifest = root.join("examples/dashboard/persisted-documents.json");

@@ -33,7 +33,7 @@ const REDELIVER: &str = "mutation($id: ID!) { redeliverWebhook(deliveryId: $id) 
   delivery { id status eventId } } }";
 
 /// Retries compressed from days to moments, and loopback receivers allowed.
-fn fast(c: &mut Config) {
+pub(crate) fn fast(c: &mut Config) {
     c.deliveries = DeliverySettings::with_attempt_timeout(Duration::from_millis(500));
     c.deliveries.policy.allow_private = true;
     c.deliveries.schedule = RetrySchedule {

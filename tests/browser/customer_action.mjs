@@ -11,7 +11,7 @@
 // Prints one JSON line per action, {"paymentId", "landedOn", "shopSaid"}, then a closing line.
 // Exits 0 when every check passed; otherwise prints the check that failed and exits 1.
 
-import { chromium } from 'playwright-core';
+import { launch } from './chromium.mjs';
 
 const env = (name) => {
   const value = process.env[name];
@@ -59,14 +59,7 @@ async function act(browser, action, first) {
   console.log(JSON.stringify({ paymentId: action.paymentId, landedOn, shopSaid }));
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: [
-    '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  ],
-});
+const browser = await launch();
 let failed = false;
 try {
   for (const [i, action] of ACTIONS.entries()) await act(browser, action, i === 0);

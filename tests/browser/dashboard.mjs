@@ -16,7 +16,7 @@
 // Exits 0 when every check passed; otherwise prints the check that failed and exits 1.
 
 import { readFileSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { launch } from './chromium.mjs';
 
 const env = (name) => {
   const value = process.env[name];
@@ -206,14 +206,7 @@ async function readOnlyRefundIsRefused(browser) {
   await page.close();
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: [
-    '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  ],
-});
+const browser = await launch();
 let failed = false;
 try {
   await pagingRefundAndFilter(browser);

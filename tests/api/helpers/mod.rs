@@ -3,6 +3,7 @@
 //! that more than one test file uses. Test files import all of it from here.
 
 mod app;
+mod browser;
 mod cluster;
 mod consistency;
 mod own_database;
@@ -17,6 +18,7 @@ mod webhooks;
 mod ws;
 
 pub use app::{TestApp, post_on_new_connection, postgres_url};
+pub use browser::{browser_backend, browser_root};
 pub use cluster::OwnCluster;
 pub use consistency::assert_consistent;
 pub use own_database::OwnDatabase;
