@@ -156,6 +156,24 @@ pub(crate) async fn link(
     Ok(())
 }
 
+/// Unlinks a key this request holds from what it was linked to, so that its refusal
+/// forgets it.
+pub(crate) async fn link_none(conn: &impl ConnectionTrait, key: KeyRef<'_>) -> Result<(), DbError> {
+    idempotency_keys::Entity::update_many()
+        .col_expr(
+            idempotency_keys::Column::PaymentId,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(
+            idempotency_keys::Column::RefundId,
+            Expr::value(Option::<String>::None),
+        )
+        .filter(this_started_key(key.account_id, key.key))
+        .exec(conn)
+        .await?;
+    Ok(())
+}
+
 /// Marks a key done with its stored outcome (inside the transaction that wrote the outcome).
 pub(crate) async fn complete(
     conn: &impl ConnectionTrait,

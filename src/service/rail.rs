@@ -18,7 +18,7 @@ use super::ServiceError;
 use super::idempotency::{IdempotencySettings, NextAction, after_claimed, begin};
 use crate::domain::idempotency::IdempotencyKey;
 use crate::persistence::idempotency_keys::{self, Completion, KeyRef, StoredOutcome};
-use crate::persistence::payment_writes::{self, NewClaim};
+use crate::persistence::payment_writes::{self, ClaimedCapture, NewClaim};
 use crate::persistence::payments::{NewPayment, Payment, Refund};
 use crate::persistence::{Backend, Db};
 
@@ -31,13 +31,28 @@ pub(crate) enum ClaimBy<'n> {
     /// `complete` is set; elsewhere the key is claimed alone and the operation creates the
     /// payment in its first write.
     KeyAndPayment { new: &'n NewPayment, complete: bool },
+    /// The key together with the capture of a payment (`capturePayment`): on PostgreSQL one
+    /// statement claims the key and records the capture in flight when the payment allows
+    /// it; elsewhere the key is claimed alone and the operation records the capture.
+    KeyAndCapture {
+        payment_id: &'n str,
+        amount: Option<i64>,
+    },
+}
+
+impl ClaimBy<'_> {
+    /// Whether the claim is one statement with the operation's first write here.
+    pub(crate) fn is_fused(&self, backend: Backend) -> bool {
+        backend == Backend::Postgres && !matches!(self, ClaimBy::Key)
+    }
 }
 
 /// What the operation starts from once this request holds the key.
 #[derive(Debug, Default)]
 pub(crate) struct Claimed {
-    /// The payment the claim itself created (`ClaimBy::KeyAndPayment` on PostgreSQL).
-    pub created: Option<Payment>,
+    /// The payment the claim itself wrote (created by `ClaimBy::KeyAndPayment`, its capture
+    /// in flight by `ClaimBy::KeyAndCapture`, on PostgreSQL).
+    pub written: Option<Payment>,
     /// What an earlier holder of the key made before it let go (taken over): carry it on.
     pub payment_id: Option<String>,
     pub refund_id: Option<String>,
@@ -209,7 +224,7 @@ impl Rail<'_> {
                 match next {
                     Ok(NextAction::Replay { outcome }) => return replay(*outcome),
                     Ok(NextAction::Execute { record }) => Claimed {
-                        created: None,
+                        written: None,
                         payment_id: record.payment_id,
                         refund_id: record.refund_id,
                     },
@@ -223,16 +238,14 @@ impl Rail<'_> {
         hold.settle(result).await
     }
 
-    /// The claim by `mutation.claim_by`; `None` when the key exists already.
+    /// The claim by `mutation.claim_by`, when it is fused with the operation's first write;
+    /// `None` when the key exists already or the claim is not fused.
     async fn claim(
         &self,
         mutation: &Mutation<'_>,
         hold: &Hold<'_>,
     ) -> Result<Option<Claimed>, ServiceError> {
-        let ClaimBy::KeyAndPayment { new, complete } = mutation.claim_by else {
-            return Ok(None);
-        };
-        if self.db.backend() != Backend::Postgres {
+        if !mutation.claim_by.is_fused(self.db.backend()) {
             return Ok(None);
         }
         let claim = NewClaim {
@@ -240,10 +253,25 @@ impl Rail<'_> {
             operation: mutation.operation,
             fingerprint: mutation.fingerprint,
         };
-        let completion = complete.then(|| hold.completion());
-        let created = payment_writes::claim_and_create(self.db, claim, new, completion).await?;
-        Ok(created.map(|payment| Claimed {
-            created: Some(payment),
+        let written = match mutation.claim_by {
+            ClaimBy::Key => return Ok(None),
+            ClaimBy::KeyAndPayment { new, complete } => {
+                let completion = complete.then(|| hold.completion());
+                match payment_writes::claim_and_create(self.db, claim, new, completion).await? {
+                    Some(payment) => Some(payment),
+                    None => return Ok(None),
+                }
+            }
+            ClaimBy::KeyAndCapture { payment_id, amount } => {
+                match payment_writes::claim_and_capture(self.db, claim, payment_id, amount).await? {
+                    ClaimedCapture::KeyExists => return Ok(None),
+                    ClaimedCapture::InFlight(payment) => Some(*payment),
+                    ClaimedCapture::Claimed => None,
+                }
+            }
+        };
+        Ok(Some(Claimed {
+            written,
             ..Claimed::default()
         }))
     }
@@ -256,9 +284,7 @@ impl Rail<'_> {
         let (db, settings) = (self.db, self.settings);
         let (account_id, key) = (mutation.account_id, mutation.key);
         let (operation, fingerprint) = (mutation.operation, mutation.fingerprint);
-        let claimed_already = matches!(mutation.claim_by, ClaimBy::KeyAndPayment { .. })
-            && db.backend() == Backend::Postgres;
-        if claimed_already {
+        if mutation.claim_by.is_fused(db.backend()) {
             // The one-statement claim found the key there: read it, do not claim again.
             after_claimed(db, settings, account_id, key, operation, fingerprint).await
         } else {

@@ -156,6 +156,49 @@ on_both_backends! {
         assert_consistent(&app, &account).await;
     }
 
+    async fn a_refused_capture_leaves_its_key_free_and_the_payment_untouched(app: TestApp) {
+        let (account, key) = app.account("Alice").await;
+        let (_, bob) = app.account("Bob").await;
+        let id = authorized(&app, &key, "a", 1000).await;
+        let keys = |account: String| {
+            let db = app.db.clone();
+            async move {
+                db.query_text(&format!(
+                    "SELECT key FROM idempotency_keys WHERE account_id = '{account}' \
+                     AND operation = 'capturePayment'"
+                ))
+                .await
+                .unwrap()
+                .len()
+            }
+        };
+        // Another merchant's payment is unknown to Bob, and so is a made-up id.
+        let unknown = "pay_00000000000000000000000000";
+        for (who, payment, idem) in [(&bob, id.as_str(), "k1"), (&key, unknown, "k2")] {
+            let body = capture(&app, who, idem, payment, None).await;
+            assert_eq!(first_error_code(&body), "BAD_USER_INPUT", "{body}");
+            assert_eq!(error_extension(&body, "field"), "paymentId", "{body}");
+        }
+        let body = capture(&app, &key, "k3", &id, Some(1001)).await;
+        assert_eq!(first_error_code(&body), "INVALID_AMOUNT", "{body}");
+        assert_eq!(keys(account.clone()).await, 0, "refused captures leave no key");
+        let held = show(&app, &key, &id).await;
+        assert_eq!(held["status"], "REQUIRES_CAPTURE");
+        assert_eq!(held["amountCapturable"], 1000);
+        // The refused keys are free: the same key now captures, with other arguments.
+        for idem in ["k1", "k2", "k3"] {
+            let id = authorized(&app, &key, &format!("a-{idem}"), 500).await;
+            let body = capture(&app, &key, idem, &id, Some(400)).await;
+            let payment = &body["data"]["capturePayment"]["payment"];
+            assert_eq!(payment["status"], "SUCCEEDED", "{idem}: {body}");
+            assert_eq!(payment["amountCaptured"], 400);
+            assert_eq!(body["data"]["capturePayment"]["replayed"], false);
+        }
+        assert_eq!(show(&app, &key, &id).await["status"], "REQUIRES_CAPTURE");
+        assert_eq!(captures_taken(&app).await, 3);
+        assert_consistent(&app, &account).await;
+    }
+
     async fn a_capture_replayed_by_its_key_calls_the_processor_once(app: TestApp) {
         let (account, key) = app.account("Alice").await;
         let id = authorized(&app, &key, "a", 1000).await;

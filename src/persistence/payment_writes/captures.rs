@@ -4,17 +4,20 @@
 
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, Statement, Value,
+    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, FromQueryResult, QueryFilter, Statement,
+    Value,
 };
 
 use super::super::entities::payments;
 use super::super::idempotency_keys::{self, KeyRef};
-use super::super::{Backend, Db, DbError};
+use super::super::{Backend, Db, DbError, rows};
+use super::creates::NewClaim;
 use super::transitions::{Changes, Written};
 use crate::domain::capture::CaptureMethod;
 use crate::domain::idempotency::KeyState;
 use crate::domain::payment::Payment;
 use crate::domain::state_machine::PaymentOperation;
+use crate::domain::status::PaymentStatus;
 use crate::domain::time::Timestamp;
 
 /// What the processor's approval of `payment` does: a charge (`AUTOMATIC`) is captured in
@@ -128,3 +131,81 @@ async fn set_capture_in_one_statement(
         Ok(Written::Stale)
     }
 }
+
+/// What [`claim_and_capture`] did.
+#[derive(Debug)]
+pub enum ClaimedCapture {
+    /// The key exists already (an earlier or a concurrent request claimed it): nothing was
+    /// written, and the caller reads the key to decide.
+    KeyExists,
+    /// The key is claimed and linked to the payment, whose capture is now in flight.
+    InFlight(Box<Payment>),
+    /// The key is claimed, unlinked, and the payment unchanged: it is unknown to the
+    /// account, or not capturable as asked (not authorized, a capture already in flight, an
+    /// amount beyond what is capturable). The caller reads it to say which.
+    Claimed,
+}
+
+/// Claims a fresh idempotency key for the capture of `payment_id` and records the capture in
+/// flight, linked to the key, in one statement on PostgreSQL; `amount` defaults to all that
+/// is capturable. The payment is taken only in a state that allows the capture, so no read
+/// precedes the statement. A claim whose payment could not be taken is unlinked at once
+/// (the rare case of a refusal or a race), so that its refusal forgets it.
+pub async fn claim_and_capture(
+    db: &Db,
+    claim: NewClaim<'_>,
+    payment_id: &str,
+    amount: Option<i64>,
+) -> Result<ClaimedCapture, DbError> {
+    debug_assert_eq!(
+        db.backend(),
+        Backend::Postgres,
+        "one statement on PostgreSQL only"
+    );
+    let now = Timestamp::now().micros();
+    let values: Vec<Value> = vec![
+        claim.key.account_id.into(),
+        claim.key.key.into(),
+        claim.operation.into(),
+        claim.fingerprint.into(),
+        KeyState::Started.as_str().into(),
+        now.into(),
+        payment_id.into(),
+        amount.into(),
+        PaymentStatus::RequiresCapture.as_str().into(),
+    ];
+    let statement = Statement::from_sql_and_values(DbBackend::Postgres, CLAIM_AND_CAPTURE, values);
+    let Some(row) = db.conn().query_one_raw(statement).await? else {
+        return Err(DbError::Other("the capture's claim answered no row".into()));
+    };
+    if !row.try_get::<bool>("", "claimed")? {
+        return Ok(ClaimedCapture::KeyExists);
+    }
+    if row.try_get::<Option<String>>("", "id")?.is_none() {
+        idempotency_keys::link_none(db.conn(), claim.key).await?;
+        return Ok(ClaimedCapture::Claimed);
+    }
+    let model = payments::Model::from_query_result(&row, "")?;
+    Ok(ClaimedCapture::InFlight(Box::new(rows::payment(model)?)))
+}
+
+/// [`claim_and_capture`]'s statement: the payment is taken only if the claim was written,
+/// and one row always answers, saying whether the key was claimed and, if the payment was
+/// taken, the payment as the capture left it.
+const CLAIM_AND_CAPTURE: &str = "\
+WITH claim AS (
+    INSERT INTO idempotency_keys (account_id, key, operation, request_hash, state, locked_at,
+        payment_id, refund_id, outcome, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, NULL, $6, $6)
+    ON CONFLICT (account_id, key) DO NOTHING
+    RETURNING 1
+), updated AS (
+    UPDATE payments SET capture_amount = COALESCE($8, amount_capturable),
+        version = version + 1, updated_at = $6
+    WHERE id = $7 AND account_id = $1 AND status = $9 AND capture_amount IS NULL
+        AND COALESCE($8, amount_capturable) <= amount_capturable
+        AND EXISTS (SELECT 1 FROM claim)
+    RETURNING *
+)
+SELECT EXISTS (SELECT 1 FROM claim) AS claimed, updated.*
+FROM (SELECT 1) AS one LEFT JOIN updated ON true";

@@ -8,7 +8,7 @@ mod refunds;
 mod transitions;
 
 pub use super::idempotency_keys::{Completion, KeyRef, StoredOutcome, complete_key_with};
-pub use captures::{approved, set_capture_in_flight};
+pub use captures::{ClaimedCapture, approved, claim_and_capture, set_capture_in_flight};
 pub use creates::{NewClaim, claim_and_create, create_for_key};
 pub(crate) use refunds::settle_refund_in;
 pub use refunds::{begin_refund, settle_refund};

@@ -49,8 +49,17 @@ impl PaymentService {
         amount: Option<MinorUnits>,
     ) -> Result<PaymentResult, ServiceError> {
         let payment_id = payment_id.as_str();
-        // Refuse unknown payments before claiming, so a wrong id leaves nothing behind.
-        let read = self.reload(account_id, payment_id).await?;
+        let claim_by = ClaimBy::KeyAndCapture {
+            payment_id,
+            amount: amount.map(MinorUnits::get),
+        };
+        // A fused claim takes the payment only as it allows; otherwise refuse unknown
+        // payments before claiming, so a wrong id leaves nothing behind.
+        let read = if claim_by.is_fused(self.db().backend()) {
+            None
+        } else {
+            Some(self.reload(account_id, payment_id).await?)
+        };
         let fingerprint = fingerprint(
             CAPTURE_PAYMENT,
             &json!({ "paymentId": payment_id, "amount": amount.map(MinorUnits::get) }),
@@ -60,16 +69,19 @@ impl PaymentService {
             key,
             operation: CAPTURE_PAYMENT,
             fingerprint: &fingerprint,
-            claim_by: ClaimBy::Key,
+            claim_by,
         };
         let replay =
             |outcome: payment_writes::StoredOutcome| Ok(PaymentResult::replayed(outcome.payment));
         self.rail()
             .run(mutation, replay, async |claimed, hold| {
+                if let Some(in_flight) = claimed.written {
+                    return self.send_capture(in_flight, Some(hold)).await;
+                }
                 let resumed = claimed.payment_id.is_some();
-                // A fresh claim starts from the payment read before it; the version check
-                // of the first write finds any change since.
-                let mut read = (!resumed).then_some(read);
+                // A fresh claim starts from the payment read before it, if any; the version
+                // check of the first write finds any change since.
+                let mut read = if resumed { None } else { read };
                 let mut retries = StaleRetries::default();
                 let in_flight = loop {
                     let payment = match read.take() {

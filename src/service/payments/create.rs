@@ -57,7 +57,7 @@ impl PaymentService {
             |outcome: payment_writes::StoredOutcome| Ok(PaymentResult::replayed(outcome.payment));
         self.rail()
             .run(mutation, replay, async |claimed, hold| {
-                let payment = match (claimed.created, &claimed.payment_id) {
+                let payment = match (claimed.written, &claimed.payment_id) {
                     (Some(created), _) => self.created(created),
                     // Taken over from an attempt that created it.
                     (None, Some(id)) => self.reload(account_id, id).await?,
