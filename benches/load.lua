@@ -7,7 +7,8 @@
 -- `captureMethod: MANUAL`; `capture` captures, each with a fresh key, the authorized payments
 -- whose ids the file named by the third argument lists, one per line, each of the threads
 -- (their number the fourth argument) taking every n-th (a payment captured twice would
--- answer an error, which is counted).
+-- answer an error, which is counted). `body` sends, every time, the JSON request body held by
+-- the file the third argument names (a document by `documentId`, or any other).
 
 local threads = {}
 local next_id = 0
@@ -24,6 +25,11 @@ function init(args)
   run = args[3]
   counter = 0
   errors = 0
+  if mode == "body" then
+    local file = assert(io.open(run, "r"))
+    body_text = file:read("*a")
+    file:close()
+  end
   if mode == "capture" then
     -- The fourth argument: how many threads share the ids.
     local share = tonumber(args[4]) or 1
@@ -53,6 +59,8 @@ function request()
   local headers = { ["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. key }
   if mode == "page" then
     return wrk.format("POST", "/graphql", headers, page)
+  elseif mode == "body" then
+    return wrk.format("POST", "/graphql", headers, body_text)
   elseif mode == "deep" then
     return wrk.format("POST", "/graphql", headers,
       '{"query":"' .. deep_query .. '","variables":{"after":"' .. run .. '"}}')

@@ -239,7 +239,7 @@ fn page_query(account_id: &str, order: Order, after: Option<Position>) -> PageQu
         size: PageSize::First(PAGE),
         after,
         before: None,
-        columns: PaymentColumns::All,
+        columns: PaymentColumns::ALL,
     }
 }
 

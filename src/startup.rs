@@ -100,6 +100,7 @@ impl Application {
         let documents = match &config.trusted_documents {
             Some(path) => {
                 let documents = TrustedDocuments::load(path)?;
+                graphql::prevalidated::validate_manifest(&documents, path).await?;
                 tracing::info!(
                     path = %path.display(),
                     documents = documents.len(),
@@ -198,6 +199,7 @@ impl Application {
             WebhookEndpoints::new(db.clone(), config.deliveries.policy),
             keys.clone(),
             guards,
+            config.resolve_field_by_field,
         );
         let state = AppState {
             db: db.clone(),

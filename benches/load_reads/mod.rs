@@ -17,7 +17,7 @@ use graphpay::domain::paging::{Order, PageSize, PaymentFilter, Position, fingerp
 use graphpay::persistence::payment_pages::{PageQuery, PaymentColumns, page_sql};
 use graphpay::persistence::{Backend, Db, DbConfig};
 
-use super::common::{BoxError, drop_schema, graphpay, start_gateway, unthrottled, wrk};
+use super::common::{BoxError, DIR, drop_schema, graphpay, start_gateway, unthrottled, wrk};
 
 /// Where the seeded rows' times start (2026-01-01), 1 ms apart.
 const BASE_MICROS: i64 = 1_767_225_600_000_000;
@@ -66,6 +66,7 @@ fn measure(
         vec![
             ("DATABASE_URL", url.to_string()),
             ("DATABASE_SCHEMA", schema.to_string()),
+            ("GRAPHPAY_TRUSTED_DOCUMENTS", format!("{DIR}/{MANIFEST}")),
         ],
         unthrottled(),
     ]
@@ -84,9 +85,10 @@ fn measure(
             created["apiKey"].as_str().ok_or("no key")?.to_string(),
         ));
     }
-    // The gateway makes its cursor secret when it first starts.
-    drop(start_gateway(&env)?);
     let (account, key) = accounts[0].clone();
+    // The gateway makes its cursor secret when it first starts; a client token, as the
+    // dashboard holds one, is made there too.
+    let token = client_token(&start_gateway(&env)?.address, &key)?;
     let other = accounts[1].0.clone();
 
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -165,24 +167,51 @@ fn measure(
                 after: Some(position),
                 before: None,
                 // What the gateway reads for the selection the load sends.
-                columns: PaymentColumns::Listing,
+                columns: PaymentColumns::LISTING,
             },
         );
         Ok::<_, BoxError>((cursor, statement))
     })?;
 
+    let bodies = Bodies::write(schema, &id_of(rows))?;
+    let dash = "-".to_string();
     for &c in concurrency {
         let gateway = start_gateway(&env)?;
         // Unmeasured: the pool opens its connections and the first documents are parsed, so
         // the runs below measure the steady state.
         wrk(&gateway.address, "load.lua", &["page", &key, "-"], c, 2)?;
-        for (label, mode, arg) in [
-            ("first page", "page", "-"),
-            ("page at depth 900,000", "deep", cursor.as_str()),
-            ("first page + totalCount", "count", "-"),
+        for (label, mode, credential, arg) in [
+            ("first page", "page", &key, &dash),
+            ("page at depth 900,000", "deep", &key, &cursor),
+            ("first page + totalCount", "count", &key, &dash),
+            (
+                "dashboard list, by documentId",
+                "body",
+                &token,
+                &bodies.list_by_id,
+            ),
+            (
+                "dashboard list, as text",
+                "body",
+                &key,
+                &bodies.list_as_text,
+            ),
+            (
+                "payment details, by documentId",
+                "body",
+                &token,
+                &bodies.details_by_id,
+            ),
         ] {
             let before = gateway.cpu_time().unwrap_or_default();
-            let run = wrk(&gateway.address, "load.lua", &[mode, &key, arg], c, seconds)?;
+            let (credential, arg): (&str, &str) = (credential, arg);
+            let run = wrk(
+                &gateway.address,
+                "load.lua",
+                &[mode, credential, arg],
+                c,
+                seconds,
+            )?;
             let cpu = gateway.cpu_time().unwrap_or_default() - before;
             let line = format!(
                 "| {label} | {c} | {:.0} | {:.2} | {:.2} | {:.3} | {:.1} | {} |",
@@ -227,5 +256,85 @@ fn measure(
         lines.push(line);
     }
     let _ = std::fs::remove_file(&script);
+    bodies.remove();
     Ok(())
+}
+
+/// The dashboard's trusted documents (`examples/dashboard`), as relay-compiler writes them.
+const MANIFEST: &str = "examples/dashboard/persisted-documents.json";
+
+/// The request bodies of the dashboard's own documents, in files `load.lua` reads: its list
+/// (`PaymentListPaginationQuery`, a page of 50) by `documentId` and as text, and its payment
+/// details (`PaymentDetailsQuery`) by `documentId`.
+struct Bodies {
+    list_by_id: String,
+    list_as_text: String,
+    details_by_id: String,
+}
+
+impl Bodies {
+    fn write(schema: &str, payment: &str) -> Result<Self, BoxError> {
+        let manifest: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_slice(&std::fs::read(format!("{DIR}/{MANIFEST}"))?)?;
+        let find = |operation: &str| {
+            manifest
+                .iter()
+                .find(|(_, text)| {
+                    text.as_str()
+                        .is_some_and(|t| t.starts_with(&format!("query {operation}")))
+                })
+                .map(|(id, text)| (id.clone(), text.as_str().unwrap_or_default().to_string()))
+                .ok_or_else(|| format!("{operation} is not in {MANIFEST}"))
+        };
+        let (list_id, list_text) = find("PaymentListPaginationQuery")?;
+        let (details_id, _) = find("PaymentDetailsQuery")?;
+        let page = serde_json::json!({"count": 50});
+        let file = |name: &str, body: serde_json::Value| -> Result<String, BoxError> {
+            let path = std::env::temp_dir().join(format!("{schema}.{name}.json"));
+            std::fs::write(&path, body.to_string())?;
+            Ok(path.display().to_string())
+        };
+        Ok(Bodies {
+            list_by_id: file(
+                "list",
+                serde_json::json!({"documentId": list_id, "variables": page}),
+            )?,
+            list_as_text: file(
+                "text",
+                serde_json::json!({"query": list_text, "variables": page}),
+            )?,
+            details_by_id: file(
+                "details",
+                serde_json::json!({"documentId": details_id, "variables": {"id": payment}}),
+            )?,
+        })
+    }
+
+    fn remove(&self) {
+        for path in [&self.list_by_id, &self.list_as_text, &self.details_by_id] {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// A client token of the account whose secret key is `key`, reading payments for a day, as
+/// the dashboard is given one.
+fn client_token(address: &str, key: &str) -> Result<String, BoxError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let answer: serde_json::Value = reqwest::Client::new()
+            .post(format!("{address}/graphql"))
+            .bearer_auth(key)
+            .json(&serde_json::json!({"query": "mutation { createClientToken(input: {scopes: [PAYMENTS_READ], ttlSeconds: 86400}) { token } }"}))
+            .send()
+            .await?
+            .json()
+            .await?;
+        answer["data"]["createClientToken"]["token"]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("no client token: {answer}").into())
+    })
 }

@@ -59,6 +59,8 @@ pub struct Config {
     pub trusted_documents: Option<std::path::PathBuf>,
     /// Whether client tokens may run trusted documents only.
     pub client_tokens_trusted_documents_only: bool,
+    /// Whether pages are resolved field by field only (see `ServeArgs`).
+    pub resolve_field_by_field: bool,
 }
 
 impl From<ServeArgs> for Config {
@@ -140,6 +142,7 @@ impl From<ServeArgs> for Config {
             },
             trusted_documents: args.trusted_documents,
             client_tokens_trusted_documents_only: args.client_tokens_trusted_documents_only,
+            resolve_field_by_field: args.resolve_field_by_field,
         }
     }
 }
@@ -184,6 +187,7 @@ impl Config {
             cors_allowed_origins: Vec::new(),
             trusted_documents: None,
             client_tokens_trusted_documents_only: false,
+            resolve_field_by_field: false,
         }
     }
 }

@@ -253,4 +253,16 @@ pub struct ServeArgs {
         default_value_t = false
     )]
     pub client_tokens_trusted_documents_only: bool,
+
+    /// Resolves the payments of a page field by field, as any other object, instead of
+    /// writing each row's fields straight into the answer: slower, the same bytes. For
+    /// comparing the two ways of answering and for diagnosis. Takes 1/0, true/false, yes/no,
+    /// on/off.
+    #[arg(
+        long,
+        env = "GRAPHPAY_RESOLVE_FIELD_BY_FIELD",
+        value_parser = BoolishValueParser::new(),
+        default_value_t = false
+    )]
+    pub resolve_field_by_field: bool,
 }

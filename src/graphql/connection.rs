@@ -6,7 +6,7 @@ use async_graphql::{ComplexObject, Context, Enum, InputObject, Object, Result, S
 use std::sync::Arc;
 
 use super::limits::fields::charge_list;
-use super::listed::{Edges, Listed, Nodes, Shown};
+use super::listed::{self, Edges, Listed, Nodes};
 use super::objects::{Payment, PaymentStatus};
 use super::paging::{Listing, PageInfo, Paged, page_size, position};
 use super::relations::PageRelations;
@@ -17,7 +17,7 @@ use crate::domain::money::MAX_AMOUNT;
 use crate::domain::paging::{self, Direction, Order, SortField};
 use crate::error::ApiError;
 use crate::persistence::Db;
-use crate::persistence::payment_pages::{self, PageQuery, PaymentColumns};
+use crate::persistence::payment_pages::{self, PageQuery};
 
 #[derive(Enum, Copy, Clone, Debug, Eq, PartialEq)]
 #[graphql(remote = "SortField")]
@@ -128,7 +128,7 @@ pub async fn payments(
         filter,
         order,
         size,
-        columns: columns_shown(ctx),
+        columns: listed::columns_shown(listed::document(ctx), &ctx.item.node.selection_set.node),
     };
     // `totalCount` comes with the page's own statement where the status counts answer it.
     let page = if ctx.look_ahead().field("totalCount").exists() {
@@ -142,25 +142,6 @@ pub async fn payments(
         relations: PageRelations::new(account_id, ids),
         paged: Paged::new(page, query, listing),
     })
-}
-
-/// The columns a page reads for what the connection's selection shows of its payments: only
-/// the listing's when no node, under `edges` or `nodes` and through any fragment, selects a
-/// field a listing does not show ([`Shown`]). Fields a `@skip` or `@include` leaves out are
-/// gone from the document before execution, and are neither shown nor counted.
-fn columns_shown(ctx: &Context<'_>) -> PaymentColumns {
-    let connection = ctx.look_ahead();
-    let mut nodes = connection.field("edges").field("node").selection_fields();
-    nodes.extend(connection.field("nodes").selection_fields());
-    let listing = nodes.into_iter().all(|node| {
-        node.selection_set()
-            .all(|field| Shown::named(field.name()).is_some())
-    });
-    if listing {
-        PaymentColumns::Listing
-    } else {
-        PaymentColumns::All
-    }
 }
 
 /// A page of payments.

@@ -1,110 +1,102 @@
-//! A page's `edges` and `nodes` written straight into the response when the selection holds
-//! only what a listing shows: each payment's id, money, status, times and `__typename`, and
-//! each edge's cursor.
+//! A page's `edges` and `nodes` written straight into the response when their selection holds
+//! only what a payment's row answers: every scalar field of each payment (and `nextAction`),
+//! `__typename`, and each edge's cursor, however the document asks for them (through named or
+//! inline fragments, with aliases, a response key given more than once).
 //!
 //! async-graphql resolves an object by making a future for each selected field and gathering
 //! them, about 400 futures for a page of 50 edges, and that was most of the gateway's work on
 //! a page read. These values need no waiting, so they are written in order instead, to the
-//! same answer. Any other selection (a fragment, an argument, a directive, a field beyond the
-//! listing's, a response key given twice) is resolved the usual way.
+//! same answer: the selection is first collected as execution would ([`super::selection`]).
+//! A selection with anything else (`events`, `refunds`, a directive) is resolved the usual way.
 
 use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use async_graphql::parser::types::{Field, Selection, SelectionSet};
+use async_graphql::parser::types::{Field, SelectionSet};
 use async_graphql::registry::Registry;
-use async_graphql::resolver_utils::enum_value;
 use async_graphql::{
-    ContextSelectionSet, Name, OutputType, Positioned, ScalarType, ServerResult, Value,
+    ContextBase, ContextSelectionSet, Name, OutputType, Positioned, ServerResult, Value,
 };
 
 use super::connection::{PaymentConnection, PaymentEdge};
-use super::objects::{Payment, PaymentStatus};
-use super::scalars::{Currency, DateTime};
+use super::selection::{Collected, Document};
+use super::shown::Shown;
 use crate::domain::cursor::CursorCodec;
 use crate::domain::payment;
+use crate::persistence::payment_pages::PaymentColumns;
 
-/// A field of `Payment` that a listing shows: answered from the columns a listing reads
-/// (`PaymentColumns::Listing`), without a future of its own.
+/// Present in the schema's data when pages are to be resolved field by field only: the
+/// operator's switch for comparing the two ways of answering (they must agree to the byte).
 #[derive(Clone, Copy, Debug)]
-pub enum Shown {
-    Typename,
-    Id,
-    Amount,
-    Currency,
-    Status,
-    AmountRefunded,
-    AmountRefundable,
-    CreatedAt,
-    UpdatedAt,
+pub struct FieldByField;
+
+/// The document a selection belongs to, as `ctx` executes it.
+pub(super) fn document<'a, T>(ctx: &ContextBase<'a, T>) -> Document<'a> {
+    Document {
+        fragments: &ctx.query_env.fragments,
+        registry: &ctx.schema_env.registry,
+    }
 }
 
-impl Shown {
-    pub fn named(name: &str) -> Option<Shown> {
-        Some(match name {
-            "__typename" => Shown::Typename,
-            "id" => Shown::Id,
-            "amount" => Shown::Amount,
-            "currency" => Shown::Currency,
-            "status" => Shown::Status,
-            "amountRefunded" => Shown::AmountRefunded,
-            "amountRefundable" => Shown::AmountRefundable,
-            "createdAt" => Shown::CreatedAt,
-            "updatedAt" => Shown::UpdatedAt,
-            _ => return None,
+/// What a payment's selection (the merged selection sets of one response key, or one set)
+/// shows, key by key, when every field in it is answered from the row.
+pub(super) fn node_plan<'a>(
+    doc: Document<'a>,
+    sets: impl IntoIterator<Item = &'a SelectionSet>,
+) -> Option<Vec<(Name, Shown)>> {
+    doc.collect(sets, "Payment")?
+        .iter()
+        .map(|collected| {
+            if !collected.is_plain() {
+                return None;
+            }
+            Some((collected.key.clone(), Shown::planned(doc, collected)?))
         })
-    }
-
-    /// The field's value, as `Payment`'s resolver of the same name gives it.
-    fn value(self, payment: &payment::Payment) -> Value {
-        match self {
-            Shown::Typename => Value::String(Payment::type_name().into_owned()),
-            Shown::Id => Value::String(payment.id.clone()),
-            Shown::Amount => Value::from(payment.amount.get()),
-            Shown::Currency => Currency(payment.currency).to_value(),
-            Shown::Status => enum_value(PaymentStatus::from(payment.status)),
-            Shown::AmountRefunded => Value::from(payment.amount_refunded),
-            Shown::AmountRefundable => Value::from(payment.amount_refundable()),
-            Shown::CreatedAt => DateTime(payment.created_at).to_value(),
-            Shown::UpdatedAt => DateTime(payment.updated_at).to_value(),
-        }
-    }
+        .collect()
 }
 
-/// The response keys of a selection set and what each shows, when every selection in it is a
-/// plain field (no fragment, argument or directive) with a key of its own that `part` knows.
-fn plan<T>(set: &SelectionSet, part: impl Fn(&Field) -> Option<T>) -> Option<Vec<(Name, T)>> {
-    let mut planned: Vec<(Name, T)> = Vec::with_capacity(set.items.len());
-    for selection in &set.items {
-        let Selection::Field(field) = &selection.node else {
-            return None;
-        };
-        let field = &field.node;
-        if !field.arguments.is_empty() || !field.directives.is_empty() {
-            return None;
-        }
-        let key = &field.response_key().node;
-        if planned.iter().any(|(planned, _)| planned == key) {
-            return None;
-        }
-        planned.push((key.clone(), part(field)?));
-    }
-    Some(planned)
+/// The selection sets of a response key's fields.
+pub(super) fn sets<'a>(collected: &Collected<'a>) -> impl Iterator<Item = &'a SelectionSet> {
+    collected
+        .fields
+        .iter()
+        .map(|field| &field.selection_set.node)
 }
 
-fn node_plan(set: &SelectionSet) -> Option<Vec<(Name, Shown)>> {
-    plan(set, |field| {
-        if field.selection_set.node.items.is_empty() {
-            Shown::named(&field.name.node)
-        } else {
-            None
+/// The columns a page reads for what `connection` (the connection field's selection)
+/// shows of its payments, under every `edges { node }` and `nodes`: the listing's and each
+/// field's own; every column when a field is not known to need only these.
+pub(super) fn columns_shown(doc: Document<'_>, connection: &SelectionSet) -> PaymentColumns {
+    let nodes = || -> Option<Vec<Collected<'_>>> {
+        let mut nodes = Vec::new();
+        for part in doc.collect([connection], "PaymentConnection")? {
+            match part.name() {
+                "edges" => {
+                    for edge in doc.collect(sets(&part), "PaymentEdge")? {
+                        if edge.name() == "node" {
+                            nodes.extend(doc.collect(sets(&edge), "Payment")?);
+                        }
+                    }
+                }
+                "nodes" => nodes.extend(doc.collect(sets(&part), "Payment")?),
+                _ => {}
+            }
         }
-    })
+        Some(nodes)
+    };
+    let Some(nodes) = nodes() else {
+        return PaymentColumns::ALL;
+    };
+    nodes
+        .iter()
+        .fold(PaymentColumns::LISTING, |columns, field| {
+            columns.and(Shown::columns_of(field.name()))
+        })
 }
 
 /// An object of these fields, as async-graphql writes one: null when nothing is selected.
-fn object(fields: impl Iterator<Item = (Name, Value)>) -> Value {
+pub(super) fn object(fields: impl Iterator<Item = (Name, Value)>) -> Value {
     let fields: async_graphql::indexmap::IndexMap<Name, Value> = fields.collect();
     if fields.is_empty() {
         Value::Null
@@ -141,7 +133,7 @@ pub trait Shape: Send + Sync {
     type Usual: OutputType;
     /// What a selection shows of each payment.
     type Plan: Send;
-    fn plan(set: &SelectionSet) -> Option<Self::Plan>;
+    fn plan(doc: Document<'_>, set: &SelectionSet) -> Option<Self::Plan>;
     fn value(
         plan: &Self::Plan,
         connection: &PaymentConnection,
@@ -164,13 +156,22 @@ impl Shape for Edges {
     type Usual = Vec<PaymentEdge>;
     type Plan = Vec<(Name, EdgePart)>;
 
-    fn plan(set: &SelectionSet) -> Option<Self::Plan> {
-        plan(set, |field| match field.name.node.as_str() {
-            "__typename" => Some(EdgePart::Typename),
-            "cursor" => Some(EdgePart::Cursor),
-            "node" => node_plan(&field.selection_set.node).map(EdgePart::Node),
-            _ => None,
-        })
+    fn plan(doc: Document<'_>, set: &SelectionSet) -> Option<Self::Plan> {
+        doc.collect([set], "PaymentEdge")?
+            .iter()
+            .map(|collected| {
+                if !collected.is_plain() {
+                    return None;
+                }
+                let part = match collected.name() {
+                    "__typename" => EdgePart::Typename,
+                    "cursor" => EdgePart::Cursor,
+                    "node" => EdgePart::Node(node_plan(doc, sets(collected))?),
+                    _ => return None,
+                };
+                Some((collected.key.clone(), part))
+            })
+            .collect()
     }
 
     fn value(
@@ -198,11 +199,11 @@ impl Shape for Edges {
 pub struct Nodes;
 
 impl Shape for Nodes {
-    type Usual = Vec<Payment>;
+    type Usual = Vec<super::objects::Payment>;
     type Plan = Vec<(Name, Shown)>;
 
-    fn plan(set: &SelectionSet) -> Option<Self::Plan> {
-        node_plan(set)
+    fn plan(doc: Document<'_>, set: &SelectionSet) -> Option<Self::Plan> {
+        node_plan(doc, [set])
     }
 
     fn value(
@@ -240,7 +241,11 @@ impl<S: Shape> OutputType for Listed<'_, S> {
         let codec = ctx
             .data::<CursorCodec>()
             .map_err(|err| err.into_server_error(field.pos))?;
-        match S::plan(&ctx.item.node) {
+        let plan = match ctx.data_opt::<FieldByField>() {
+            Some(_) => None,
+            None => S::plan(document(ctx), &ctx.item.node),
+        };
+        match plan {
             Some(plan) => Ok(Value::List(
                 self.connection
                     .rows()

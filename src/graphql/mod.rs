@@ -14,13 +14,17 @@ mod objects;
 pub mod operation;
 pub mod over_http;
 mod paging;
+pub mod prevalidated;
 mod query;
 pub mod read_only;
 mod relations;
 mod scalars;
 pub mod scopes;
+mod selection;
+mod shown;
 mod subscription;
 pub mod trusted_documents;
+mod variables;
 
 use std::sync::Arc;
 
@@ -105,15 +109,21 @@ pub fn build(
     endpoints: WebhookEndpoints,
     keys: Keys,
     guards: Guards,
+    field_by_field: bool,
 ) -> Schemas {
     let base = || {
-        Schema::build(Query, Mutation, Subscription)
+        let builder = Schema::build(Query, Mutation, Subscription)
             .data(db.clone())
             .data(payments.clone())
             .data(endpoints.clone())
             .data(cursors.clone())
             .data(keys.clone())
-            .data(guards.subscriptions.clone())
+            .data(guards.subscriptions.clone());
+        if field_by_field {
+            builder.data(listed::FieldByField)
+        } else {
+            builder
+        }
     };
     let sdl = sdl();
     let guard = guards
@@ -128,14 +138,22 @@ pub fn build(
     };
     // After the limits, which parse the document only once its text has passed them; the
     // method before the scopes, so that a mutation sent with GET is told to use POST.
-    let socket = builder.extension(scopes::ScopeCheck).finish();
+    // Last, so that every other extension sees a registered document's validation as passed.
+    let socket = builder
+        .extension(scopes::ScopeCheck)
+        .extension(prevalidated::Prevalidated)
+        .finish();
     let table = TypeTable::from_sdl(&sdl);
     crate::metrics::register_counters(
         ["Query", "Mutation", "Subscription"]
             .into_iter()
             .flat_map(|root| table.fields_of(root)),
     );
-    let http = over_http::HttpSchema::new(base().finish(), guard, table);
+    let http = over_http::HttpSchema::new(
+        base().extension(prevalidated::Prevalidated).finish(),
+        guard,
+        table,
+    );
     Schemas { socket, http }
 }
 

@@ -55,6 +55,15 @@ pub enum ManifestError {
          document text (as relay-compiler's persistConfig writes it): {reason}"
     )]
     Malformed { path: String, reason: String },
+    #[error(
+        "the trusted document {id:?} of {path} does not validate against the schema: {reason}; \
+         regenerate the manifest with relay-compiler against this gateway's schema.graphql"
+    )]
+    Invalid {
+        path: String,
+        id: String,
+        reason: String,
+    },
 }
 
 /// The registered documents, and whether client tokens may run only them.
@@ -121,6 +130,13 @@ impl TrustedDocuments {
 
     pub fn is_empty(&self) -> bool {
         self.documents.is_empty()
+    }
+
+    /// Every registered document: its id and text.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.documents
+            .iter()
+            .map(|(id, text)| (id.as_str(), text.as_ref()))
     }
 
     /// The document text `caller` may run for `source`: a registered document's text, or free

@@ -186,9 +186,14 @@ impl Params {
         documents: &TrustedDocuments,
         caller: Option<&Caller>,
     ) -> Result<async_graphql::Request, ApiError> {
+        let registered = matches!(self.source, DocumentSource::Id(_));
         let text = documents.resolve(self.source, caller)?;
         let mut request = async_graphql::Request::new(text).variables(self.variables);
         request.operation_name = self.operation_name;
+        if registered {
+            // Validated when the manifest was registered (`graphql::prevalidated`).
+            request = request.data(crate::graphql::prevalidated::Registered);
+        }
         Ok(request)
     }
 }

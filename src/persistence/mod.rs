@@ -11,6 +11,7 @@ pub mod feed;
 pub mod idempotency_keys;
 pub mod keyset;
 pub mod merchant_webhooks;
+mod payment_columns;
 pub mod payment_pages;
 pub mod payment_writes;
 pub mod payments;

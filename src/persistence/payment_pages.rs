@@ -14,8 +14,8 @@ use sea_orm::{
 use super::entities::payments;
 use super::keyset::{Keyset, TOTAL_COLUMN, Window, total_of};
 pub use super::keyset::{exists_behind, fetch, fetch_with_total};
+pub use super::payment_columns::{PaymentColumns, PaymentDetail};
 use super::payments::Payment;
-pub use super::rows::PaymentColumns;
 use super::{Db, DbError, rows};
 use crate::domain::paging::{Direction, Order, PageSize, PaymentFilter, Position, SortField};
 use crate::domain::status::PaymentStatus;
@@ -65,9 +65,7 @@ impl Keyset for PageQuery {
     }
 
     fn columns(&self, select: Select<payments::Entity>) -> Select<payments::Entity> {
-        select
-            .select_only()
-            .columns(self.columns.list().iter().copied())
+        select.select_only().columns(self.columns.list())
     }
 
     /// The status counts' sum, where they answer the filter ([`counted_by_status`]).
@@ -77,7 +75,7 @@ impl Keyset for PageQuery {
     }
 
     fn row(&self, row: &QueryResult) -> Result<Arc<Payment>, DbError> {
-        rows::payment_in(row, self.columns, &self.account_id).map(Arc::new)
+        super::payment_columns::payment_in(row, self.columns, &self.account_id).map(Arc::new)
     }
 
     fn sort_key(&self, row: &Arc<Payment>) -> i64 {

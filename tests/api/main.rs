@@ -34,6 +34,7 @@ mod persistence;
 mod playground;
 mod rail;
 mod schema;
+mod selections;
 mod subscriptions;
 mod total_count;
 mod trusted_documents;

@@ -387,6 +387,108 @@ fn a_manifest_written_by_relay_compiler_is_read_as_is() {
     );
 }
 
+/// A registered document is validated once, at start-up; run by id, only its variables are
+/// checked, where it passes them as arguments. Each wrong value must be refused by id exactly
+/// as the same document sent as text is (message, place, code), and nothing run.
+async fn variables_of_a_registered_document_are_checked_as_in_free_text(backend: Backend) {
+    let app = spawn(backend, false).await;
+    let (_, key) = app.account("Alice").await;
+    let manifest: serde_json::Map<String, Value> =
+        serde_json::from_slice(&std::fs::read(manifest()).unwrap()).unwrap();
+    let good = json!({"amount": 1000, "currency": "USD", "source": "tok_visa"});
+    let with = |field: &str, value: Value| {
+        let mut input = good.clone();
+        input[field] = value;
+        json!({"input": input, "idempotencyKey": "k"})
+    };
+    let mut missing = good.clone();
+    missing.as_object_mut().unwrap().remove("source");
+    let mut unknown = good.clone();
+    unknown["colour"] = json!("red");
+    let cases = [
+        (CREATE, with("amount", json!("ten")), "INVALID_AMOUNT"),
+        (CREATE, with("amount", json!(10.5)), "INVALID_AMOUNT"),
+        (CREATE, with("currency", json!("XXX")), "INVALID_CURRENCY"),
+        (
+            CREATE,
+            with("captureMethod", json!("SOMETIMES")),
+            "GRAPHQL_VALIDATION_FAILED",
+        ),
+        (
+            CREATE,
+            json!({"input": missing, "idempotencyKey": "k"}),
+            "GRAPHQL_VALIDATION_FAILED",
+        ),
+        (
+            CREATE,
+            json!({"input": unknown, "idempotencyKey": "k"}),
+            "GRAPHQL_VALIDATION_FAILED",
+        ),
+        (
+            CREATE,
+            json!({"input": null, "idempotencyKey": "k"}),
+            "GRAPHQL_VALIDATION_FAILED",
+        ),
+        (
+            CREATE,
+            json!({"input": good, "idempotencyKey": 7}),
+            "GRAPHQL_VALIDATION_FAILED",
+        ),
+        (
+            LIST_PAGE,
+            json!({"count": "three"}),
+            "GRAPHQL_VALIDATION_FAILED",
+        ),
+        (
+            LIST_PAGE,
+            json!({"count": 2, "cursor": ["a"]}),
+            "GRAPHQL_VALIDATION_FAILED",
+        ),
+        (
+            DETAILS,
+            json!({"id": {"a": 1}}),
+            "GRAPHQL_VALIDATION_FAILED",
+        ),
+    ];
+    for (id, variables, code) in cases {
+        let text = manifest[id].as_str().unwrap();
+        let by_id = post(
+            &app,
+            &key,
+            None,
+            json!({"documentId": id, "variables": variables}),
+        )
+        .await;
+        let as_text = post(
+            &app,
+            &key,
+            None,
+            json!({"query": text, "variables": variables}),
+        )
+        .await;
+        assert_eq!(by_id.0, as_text.0, "{variables}");
+        assert_eq!(by_id.1["errors"], as_text.1["errors"], "{variables}");
+        assert_eq!(first_error_code(&by_id.1), code, "{variables}: {}", by_id.1);
+        assert!(by_id.1["data"].is_null(), "{}", by_id.1);
+    }
+    let created = app
+        .db
+        .query_text("SELECT COUNT(*) FROM payments")
+        .await
+        .unwrap();
+    assert_eq!(created[0][0], "0", "a refused document ran");
+    // Right values run, by id as in text.
+    let body = json!({"documentId": CREATE, "variables": with("amount", json!(1200))});
+    let (status, answer) = post(&app, &key, None, body).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        answer["data"]["createPayment"]["payment"]["amount"], 1200,
+        "{answer}"
+    );
+}
+
+on_both_backends_fn!(variables_of_a_registered_document_are_checked_as_in_free_text);
+
 /// What `graphpay serve` says when it cannot start with the manifest at `path`.
 async fn start_failure(path: &Path) -> String {
     let dir = tempfile::tempdir().unwrap();
@@ -437,6 +539,16 @@ async fn a_manifest_that_is_too_large_or_malformed_stops_the_start() {
             "bad-id.json",
             Some(b"{\"a/b\": \"{ viewer { id } }\"}"),
             "document id",
+        ),
+        (
+            "invalid.json",
+            Some(b"{\"ok\": \"{ viewer { id } }\", \"bad\": \"{ viewer { nope } }\"}"),
+            "\"bad\" of",
+        ),
+        (
+            "unparsable.json",
+            Some(b"{\"broken\": \"{ viewer { id }\"}"),
+            "\"broken\" of",
         ),
     ];
     for (name, content, expected) in cases {

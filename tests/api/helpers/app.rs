@@ -229,14 +229,23 @@ impl TestApp {
     /// Another gateway instance sharing this one's database.
     #[allow(dead_code)]
     pub async fn another_instance(&self) -> TestApp {
-        let running = start(self.config.clone()).await;
+        self.another_instance_with(|_| {}).await
+    }
+
+    /// Another gateway instance sharing this one's database, its configuration changed by
+    /// `adjust` first.
+    #[allow(dead_code)]
+    pub async fn another_instance_with(&self, adjust: impl FnOnce(&mut Config)) -> TestApp {
+        let mut config = self.config.clone();
+        adjust(&mut config);
+        let running = start(config.clone()).await;
         TestApp {
             address: running.address,
             server_db: running.server_db,
             payments: running.payments,
             db: self.db.clone(),
             db_config: self.db_config.clone(),
-            config: self.config.clone(),
+            config,
             http: reqwest::Client::new(),
             demo: None,
             shutdown: Some(running.shutdown),

@@ -1,0 +1,186 @@
+//! Trusted documents are validated once, when the manifest is registered at start-up, and not
+//! again when they are run by id.
+//!
+//! async-graphql validates every request inside `Schema::execute`; the one way around it the
+//! library offers is an extension's `validation` hook, which may answer without running the
+//! rules. [`Prevalidated`] is that extension. A request the gateway marked [`Registered`] (the
+//! server sets the mark when it resolves a `documentId`, never from anything a client sends)
+//! skips the library's rules: its document passed all of them at start-up
+//! ([`validate_manifest`], which runs each document through a schema with every rule and
+//! executes nothing). What validation checks that depends on the request is checked here
+//! instead: the values of the variables where the document passes them as arguments, the only
+//! part of a rule ("arguments of correct type") that reads variables. With no variables at
+//! registration, the library skips exactly those arguments there; here they are checked with
+//! the library's own messages, so a bad value gets the code it gets in free text. Any request
+//! without the mark is validated as before.
+
+use std::sync::Arc;
+
+use async_graphql::extensions::{
+    Extension, ExtensionContext, ExtensionFactory, NextExecute, NextPrepareRequest, NextValidation,
+};
+use async_graphql::parser::types::DocumentOperations;
+use async_graphql::{Request, Response, ServerError, ServerResult, ValidationResult, Value};
+
+use super::trusted_documents::{ManifestError, TrustedDocuments};
+use super::{Mutation, Query, Subscription, variables};
+use crate::error;
+
+/// The mark of a request that runs a registered (and so already validated) document.
+#[derive(Clone, Copy, Debug)]
+pub struct Registered;
+
+/// The extension that skips validation for [`Registered`] requests (see the module).
+pub struct Prevalidated;
+
+impl ExtensionFactory for Prevalidated {
+    fn create(&self) -> Arc<dyn Extension> {
+        Arc::new(Prevalidated)
+    }
+}
+
+#[async_trait::async_trait]
+impl Extension for Prevalidated {
+    async fn prepare_request(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        request: Request,
+        next: NextPrepareRequest<'_>,
+    ) -> ServerResult<Request> {
+        let mut request = next.run(ctx, request).await?;
+        if request
+            .data
+            .contains_key(&std::any::TypeId::of::<Registered>())
+        {
+            let registry = &ctx.schema_env.registry;
+            let operation = request.operation_name.clone();
+            let variables = request.variables.clone();
+            let document = request.parsed_query()?;
+            variables::check(registry, document, operation.as_deref(), &variables)
+                .map_err(error::code_validation_error)?;
+        }
+        Ok(request)
+    }
+
+    async fn validation(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        next: NextValidation<'_>,
+    ) -> Result<ValidationResult, Vec<ServerError>> {
+        if ctx.data_opt::<Registered>().is_some() {
+            return Ok(ValidationResult {
+                cache_control: Default::default(),
+                complexity: 0,
+                depth: 0,
+            });
+        }
+        next.run(ctx).await
+    }
+}
+
+/// Validates a document for registration and answers without executing it.
+struct Registration;
+
+impl ExtensionFactory for Registration {
+    fn create(&self) -> Arc<dyn Extension> {
+        Arc::new(Registration)
+    }
+}
+
+#[async_trait::async_trait]
+impl Extension for Registration {
+    async fn execute(
+        &self,
+        _ctx: &ExtensionContext<'_>,
+        _operation_name: Option<&str>,
+        _next: NextExecute<'_>,
+    ) -> Response {
+        Response::new(Value::Null)
+    }
+}
+
+/// Validates every document of the manifest against the schema with all of async-graphql's
+/// rules, executing none: a document that does not validate stops the start, naming it.
+pub async fn validate_manifest(
+    documents: &TrustedDocuments,
+    path: &std::path::Path,
+) -> Result<(), ManifestError> {
+    let schema = async_graphql::Schema::build(Query, Mutation, Subscription)
+        .extension(Registration)
+        .finish();
+    for (id, text) in documents.iter() {
+        let refused = |reason: String| ManifestError::Invalid {
+            path: path.display().to_string(),
+            id: id.to_string(),
+            reason,
+        };
+        let document =
+            async_graphql::parser::parse_query(text).map_err(|err| refused(err.to_string()))?;
+        // A document of several operations is validated whole; one of them is named so that
+        // the library goes on to the (skipped) execution.
+        let operation = match &document.operations {
+            DocumentOperations::Single(_) => None,
+            DocumentOperations::Multiple(operations) => {
+                operations.keys().next().map(|name| name.to_string())
+            }
+        };
+        let mut request = Request::new(text);
+        request.operation_name = operation;
+        request.set_parsed_query(document);
+        let response = schema.execute(request).await;
+        if let Some(err) = response.errors.first() {
+            return Err(refused(err.message.clone()));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use async_graphql::Variables;
+
+    use super::*;
+
+    fn schema() -> async_graphql::Schema<Query, Mutation, Subscription> {
+        async_graphql::Schema::build(Query, Mutation, Subscription)
+            .extension(Prevalidated)
+            .finish()
+    }
+
+    #[tokio::test]
+    async fn a_registered_document_is_not_validated_again() {
+        // An unused variable is refused by validation: only unmarked requests are validated.
+        let text = "query($x: Int) { __typename }";
+        let unmarked = schema().execute(Request::new(text)).await;
+        assert!(
+            unmarked.errors[0].message.contains("is not used"),
+            "{:?}",
+            unmarked.errors
+        );
+        let marked = schema().execute(Request::new(text).data(Registered)).await;
+        assert!(marked.errors.is_empty(), "{:?}", marked.errors);
+        assert_eq!(
+            marked.data.into_json().unwrap(),
+            serde_json::json!({"__typename": "Query"})
+        );
+    }
+
+    #[tokio::test]
+    async fn its_variables_are_checked_with_the_rule_s_own_message() {
+        let text = "query($n: Int) { payments(first: $n) { totalCount } }";
+        let variables = || Variables::from_json(serde_json::json!({"n": "three"}));
+        let unmarked = schema()
+            .execute(Request::new(text).variables(variables()))
+            .await;
+        let marked = schema()
+            .execute(Request::new(text).variables(variables()).data(Registered))
+            .await;
+        assert_eq!(marked.errors.len(), 1, "{:?}", marked.errors);
+        assert_eq!(marked.errors[0].message, unmarked.errors[0].message);
+        assert_eq!(marked.errors[0].locations, unmarked.errors[0].locations);
+        assert_eq!(
+            marked.errors[0].message,
+            "Invalid value for argument \"first\", expected type \"Int\""
+        );
+    }
+}

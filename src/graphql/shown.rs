@@ -1,0 +1,168 @@
+//! What a field of `Payment` shows, answered from the payment's row without a resolver: every
+//! scalar field and `nextAction`, each with the columns it needs read. The values are those
+//! the resolvers of `Payment` (`objects.rs`) give, and a test compares the two answers byte
+//! for byte over sweeps of selections.
+
+use async_graphql::resolver_utils::enum_value;
+use async_graphql::{Name, OutputType, ScalarType, Value};
+
+use super::lifecycle::{CancellationReason, CaptureMethod, NextAction, NextActionType};
+use super::objects::{Payment, PaymentStatus};
+use super::scalars::{Currency, DateTime};
+use super::selection::{Collected, Document};
+use crate::domain::payment;
+use crate::persistence::payment_pages::{PaymentColumns, PaymentDetail};
+
+/// A field of `Payment` answered from the row.
+#[derive(Clone, Debug)]
+pub enum Shown {
+    Typename,
+    Id,
+    Amount,
+    Currency,
+    Status,
+    AmountRefunded,
+    CaptureMethod,
+    AmountCapturable,
+    AmountCaptured,
+    CaptureBefore,
+    CancellationReason,
+    AmountRefundable,
+    Source,
+    Description,
+    FailureCode,
+    FailureMessage,
+    CreatedAt,
+    UpdatedAt,
+    /// `nextAction`, with what its selection shows.
+    NextAction(Vec<(Name, ActionPart)>),
+}
+
+/// A field of `NextAction`.
+#[derive(Clone, Copy, Debug)]
+pub enum ActionPart {
+    Typename,
+    Type,
+    RedirectUrl,
+}
+
+impl Shown {
+    /// The leaf field `name` of `Payment`, if it is answered from the row.
+    pub fn named(name: &str) -> Option<Shown> {
+        Some(match name {
+            "__typename" => Shown::Typename,
+            "id" => Shown::Id,
+            "amount" => Shown::Amount,
+            "currency" => Shown::Currency,
+            "status" => Shown::Status,
+            "amountRefunded" => Shown::AmountRefunded,
+            "captureMethod" => Shown::CaptureMethod,
+            "amountCapturable" => Shown::AmountCapturable,
+            "amountCaptured" => Shown::AmountCaptured,
+            "captureBefore" => Shown::CaptureBefore,
+            "cancellationReason" => Shown::CancellationReason,
+            "amountRefundable" => Shown::AmountRefundable,
+            "source" => Shown::Source,
+            "description" => Shown::Description,
+            "failureCode" => Shown::FailureCode,
+            "failureMessage" => Shown::FailureMessage,
+            "createdAt" => Shown::CreatedAt,
+            "updatedAt" => Shown::UpdatedAt,
+            _ => return None,
+        })
+    }
+
+    /// What the (plain) field of one response key shows, when it is answered from the row.
+    pub fn planned(doc: Document<'_>, collected: &Collected<'_>) -> Option<Shown> {
+        if collected.is_leaf() {
+            return Shown::named(collected.name());
+        }
+        if collected.name() != "nextAction" {
+            return None;
+        }
+        let sets = collected.fields.iter().map(|f| &f.selection_set.node);
+        let parts = doc
+            .collect(sets, "NextAction")?
+            .iter()
+            .map(|part| {
+                if !part.is_plain() || !part.is_leaf() {
+                    return None;
+                }
+                let shown = match part.name() {
+                    "__typename" => ActionPart::Typename,
+                    "type" => ActionPart::Type,
+                    "redirectUrl" => ActionPart::RedirectUrl,
+                    _ => return None,
+                };
+                Some((part.key.clone(), shown))
+            })
+            .collect::<Option<_>>()?;
+        Some(Shown::NextAction(parts))
+    }
+
+    /// The columns the field `name` of `Payment` needs read, beyond the listing's: every
+    /// column for a field not known here (its resolver may read any).
+    pub fn columns_of(name: &str) -> PaymentColumns {
+        let listing = PaymentColumns::LISTING;
+        let detail = match name {
+            "captureMethod" => PaymentDetail::CaptureMethod,
+            "amountCapturable" => PaymentDetail::AmountCapturable,
+            "captureBefore" => PaymentDetail::CaptureBefore,
+            "cancellationReason" => PaymentDetail::CancellationReason,
+            "source" => PaymentDetail::Source,
+            "description" => PaymentDetail::Description,
+            "failureCode" => PaymentDetail::FailureCode,
+            "failureMessage" => PaymentDetail::FailureMessage,
+            "nextAction" => PaymentDetail::NextActionUrl,
+            // The events of a page are loaded by the payments' ids.
+            "events" => return listing,
+            _ if Shown::named(name).is_some() => return listing,
+            // `refunds` shows each refund's payment in full; anything else may read any
+            // column.
+            _ => return PaymentColumns::ALL,
+        };
+        listing.with(detail)
+    }
+
+    /// The field's value, as `Payment`'s resolver of the same name gives it.
+    pub fn value(&self, payment: &payment::Payment) -> Value {
+        let text = |text: &Option<String>| text.clone().map_or(Value::Null, Value::String);
+        match self {
+            Shown::Typename => Value::String(Payment::type_name().into_owned()),
+            Shown::Id => Value::String(payment.id.clone()),
+            Shown::Amount => Value::from(payment.amount.get()),
+            Shown::Currency => Currency(payment.currency).to_value(),
+            Shown::Status => enum_value(PaymentStatus::from(payment.status)),
+            Shown::AmountRefunded => Value::from(payment.amount_refunded),
+            Shown::CaptureMethod => enum_value(CaptureMethod::from(payment.capture_method)),
+            Shown::AmountCapturable => Value::from(payment.amount_capturable),
+            Shown::AmountCaptured => Value::from(payment.amount_captured),
+            Shown::CaptureBefore => payment
+                .capture_before
+                .map_or(Value::Null, |at| DateTime(at).to_value()),
+            Shown::CancellationReason => {
+                payment.cancellation_reason.map_or(Value::Null, |reason| {
+                    enum_value(CancellationReason::from(reason))
+                })
+            }
+            Shown::AmountRefundable => Value::from(payment.amount_refundable()),
+            Shown::Source => Value::String(payment.source.clone()),
+            Shown::Description => text(&payment.description),
+            Shown::FailureCode => text(&payment.failure_code),
+            Shown::FailureMessage => text(&payment.failure_message),
+            Shown::CreatedAt => DateTime(payment.created_at).to_value(),
+            Shown::UpdatedAt => DateTime(payment.updated_at).to_value(),
+            Shown::NextAction(parts) => match &payment.next_action_url {
+                None => Value::Null,
+                Some(url) => super::listed::object(parts.iter().map(|(key, part)| {
+                    let value = match part {
+                        ActionPart::Typename => Value::String(NextAction::type_name().into_owned()),
+                        ActionPart::Type => enum_value(NextActionType::RedirectToUrl),
+                        ActionPart::RedirectUrl => Value::String(url.clone()),
+                    };
+                    (key.clone(), value)
+                })),
+            },
+        }
+    }
+}

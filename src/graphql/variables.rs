@@ -1,0 +1,295 @@
+//! The values of a request's variables where its operation passes them as arguments, checked
+//! against the arguments' types as async-graphql's validation rule "arguments of correct type"
+//! checks them, with its messages: for documents validated once ([`super::prevalidated`]),
+//! whose rules ran without variables. An argument whose variable is not given is left to
+//! execution, as the rule leaves it.
+
+use std::collections::HashSet;
+
+use async_graphql::indexmap::IndexMap;
+use async_graphql::parser::types::{
+    Directive, DocumentOperations, ExecutableDocument, Field, Selection, SelectionSet,
+};
+use async_graphql::registry::{MetaInputValue, MetaType, MetaTypeName, Registry};
+use async_graphql::{Name, Pos, Positioned, ServerError, Variables};
+
+/// Checks the arguments of the operation `operation_name` names (or the only one) that use
+/// `variables`; the first wrong one is the error.
+pub fn check(
+    registry: &Registry,
+    document: &ExecutableDocument,
+    operation_name: Option<&str>,
+    variables: &Variables,
+) -> Result<(), ServerError> {
+    let operation = match (&document.operations, operation_name) {
+        (DocumentOperations::Single(operation), _) => operation,
+        (DocumentOperations::Multiple(operations), Some(name)) => match operations.get(name) {
+            Some(operation) => operation,
+            // The library refuses an unknown name before anything runs.
+            None => return Ok(()),
+        },
+        (DocumentOperations::Multiple(operations), None) => match operations.values().next() {
+            Some(operation) if operations.len() == 1 => operation,
+            _ => return Ok(()),
+        },
+    };
+    let root = match operation.node.ty {
+        async_graphql::parser::types::OperationType::Query => Some(registry.query_type.as_str()),
+        async_graphql::parser::types::OperationType::Mutation => registry.mutation_type.as_deref(),
+        async_graphql::parser::types::OperationType::Subscription => {
+            registry.subscription_type.as_deref()
+        }
+    };
+    let walk = Walk {
+        registry,
+        document,
+        variables,
+    };
+    walk.directives(&operation.node.directives)?;
+    let mut seen = HashSet::new();
+    walk.set(
+        &operation.node.selection_set.node,
+        root.and_then(|name| registry.types.get(name)),
+        &mut seen,
+    )
+}
+
+struct Walk<'a> {
+    registry: &'a Registry,
+    document: &'a ExecutableDocument,
+    variables: &'a Variables,
+}
+
+impl<'a> Walk<'a> {
+    fn set(
+        &self,
+        set: &'a SelectionSet,
+        parent: Option<&'a MetaType>,
+        seen: &mut HashSet<&'a Name>,
+    ) -> Result<(), ServerError> {
+        for selection in &set.items {
+            match &selection.node {
+                Selection::Field(field) => self.field(field, parent, seen)?,
+                Selection::FragmentSpread(spread) => {
+                    self.directives(&spread.node.directives)?;
+                    let name = &spread.node.fragment_name.node;
+                    // Each fragment once: its arguments are the same wherever it is spread.
+                    if !seen.insert(name) {
+                        continue;
+                    }
+                    if let Some(fragment) = self.document.fragments.get(name) {
+                        self.directives(&fragment.node.directives)?;
+                        let on = fragment.node.type_condition.node.on.node.as_str();
+                        self.set(
+                            &fragment.node.selection_set.node,
+                            self.registry.types.get(on),
+                            seen,
+                        )?;
+                    }
+                }
+                Selection::InlineFragment(inline) => {
+                    self.directives(&inline.node.directives)?;
+                    let ty = match &inline.node.type_condition {
+                        Some(condition) => self.registry.types.get(condition.node.on.node.as_str()),
+                        None => parent,
+                    };
+                    self.set(&inline.node.selection_set.node, ty, seen)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn field(
+        &self,
+        field: &'a Positioned<Field>,
+        parent: Option<&'a MetaType>,
+        seen: &mut HashSet<&'a Name>,
+    ) -> Result<(), ServerError> {
+        // The library's visitor passes `__typename` by, arguments and directives alike.
+        if field.node.name.node == "__typename" {
+            return Ok(());
+        }
+        let meta = parent.and_then(|ty| ty.field_by_name(&field.node.name.node));
+        if let Some(meta) = meta {
+            self.arguments(&field.node.arguments, &meta.args)?;
+        }
+        self.directives(&field.node.directives)?;
+        let ty = meta.and_then(|meta| self.registry.concrete_type_by_name(&meta.ty));
+        self.set(&field.node.selection_set.node, ty, seen)
+    }
+
+    fn directives(&self, directives: &[Positioned<Directive>]) -> Result<(), ServerError> {
+        for directive in directives {
+            if let Some(meta) = self
+                .registry
+                .directives
+                .get(directive.node.name.node.as_str())
+            {
+                self.arguments(&directive.node.arguments, &meta.args)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn arguments(
+        &self,
+        arguments: &[(Positioned<Name>, Positioned<async_graphql_value::Value>)],
+        declared: &IndexMap<String, MetaInputValue>,
+    ) -> Result<(), ServerError> {
+        for (name, value) in arguments {
+            let Some(argument) = declared.get(name.node.as_str()) else {
+                continue;
+            };
+            if !uses_variables(&value.node) {
+                // Checked whole at registration.
+                continue;
+            }
+            let Ok(value) = value
+                .node
+                .clone()
+                .into_const_with(|var| self.variables.get(&var).cloned().ok_or(()))
+            else {
+                continue;
+            };
+            let mut path = vec![argument.name.clone()];
+            if let Some(reason) = invalid(self.registry, &argument.ty, &value, &mut path) {
+                return Err(refusal(name.pos, reason));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn refusal(pos: Pos, reason: String) -> ServerError {
+    ServerError::new(format!("Invalid value for argument {reason}"), Some(pos))
+}
+
+fn uses_variables(value: &async_graphql_value::Value) -> bool {
+    use async_graphql_value::Value as V;
+    match value {
+        V::Variable(_) => true,
+        V::List(items) => items.iter().any(uses_variables),
+        V::Object(fields) => fields.values().any(uses_variables),
+        _ => false,
+    }
+}
+
+/// The library's message for `reason` at `path` (segments joined with `.`).
+fn at(path: &[String], reason: String) -> String {
+    format!("\"{}\", {reason}", path.join("."))
+}
+
+/// Why `value` is not a valid input of type `ty`, as async-graphql says it.
+fn invalid(
+    registry: &Registry,
+    ty: &str,
+    value: &async_graphql::Value,
+    path: &mut Vec<String>,
+) -> Option<String> {
+    use async_graphql::Value as C;
+    match MetaTypeName::create(ty) {
+        MetaTypeName::NonNull(inner) => match value {
+            C::Null => Some(at(path, format!("expected type \"{inner}\""))),
+            _ => invalid(registry, inner, value, path),
+        },
+        MetaTypeName::List(inner) => match value {
+            C::List(items) => items.iter().enumerate().find_map(|(index, item)| {
+                path.push(index.to_string());
+                let reason = invalid(registry, inner, item, path);
+                path.pop();
+                reason
+            }),
+            C::Null => None,
+            _ => invalid(registry, inner, value, path),
+        },
+        MetaTypeName::Named(name) => {
+            if let C::Null = value {
+                return None;
+            }
+            match registry.types.get(name)? {
+                MetaType::Scalar {
+                    is_valid: Some(is_valid),
+                    ..
+                } => (!is_valid(value)).then(|| at(path, format!("expected type \"{name}\""))),
+                MetaType::Scalar { is_valid: None, .. } => None,
+                MetaType::Enum {
+                    enum_values,
+                    name: enum_name,
+                    ..
+                } => {
+                    let given = match value {
+                        C::Enum(given) => given.as_str(),
+                        C::String(given) => given.as_str(),
+                        _ => return Some(at(path, format!("expected type \"{name}\""))),
+                    };
+                    (!enum_values.contains_key(given)).then(|| {
+                        at(
+                            path,
+                            format!(
+                                "enumeration type \"{enum_name}\" does not contain the value \"{given}\""
+                            ),
+                        )
+                    })
+                }
+                MetaType::InputObject {
+                    input_fields,
+                    name: object_name,
+                    oneof,
+                    ..
+                } => {
+                    let C::Object(values) = value else {
+                        return None;
+                    };
+                    if *oneof {
+                        if values.len() != 1 {
+                            return Some(at(
+                                path,
+                                "Oneof input objects requires have exactly one field".into(),
+                            ));
+                        }
+                        if let C::Null = values[0] {
+                            return Some(at(
+                                path,
+                                "Oneof Input Objects require that exactly one field must be supplied and that field must not be null".into(),
+                            ));
+                        }
+                    }
+                    let mut unknown: HashSet<&str> = values.keys().map(|k| k.as_str()).collect();
+                    for field in input_fields.values() {
+                        unknown.remove(field.name.as_str());
+                        match values.get(field.name.as_str()) {
+                            Some(given) => {
+                                path.push(field.name.clone());
+                                let reason = invalid(registry, &field.ty, given, path);
+                                path.pop();
+                                if reason.is_some() {
+                                    return reason;
+                                }
+                            }
+                            None if MetaTypeName::create(&field.ty).is_non_null()
+                                && field.default_value.is_none() =>
+                            {
+                                return Some(at(
+                                    path,
+                                    format!(
+                                        "field \"{}\" of type \"{}\" is required but not provided",
+                                        field.name, field.ty
+                                    ),
+                                ));
+                            }
+                            None => {}
+                        }
+                    }
+                    unknown.iter().next().map(|name| {
+                        at(
+                            path,
+                            format!("unknown field \"{name}\" of type \"{object_name}\""),
+                        )
+                    })
+                }
+                _ => None,
+            }
+        }
+    }
+}

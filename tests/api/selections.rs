@@ -1,0 +1,237 @@
+//! A page answers alike however its document selects the payments' fields. The gateway writes
+//! a page's rows straight into the answer when every field selected is answered from the row,
+//! after collecting the selection as execution does (named and inline fragments, on `Payment`
+//! and on `Node`, nested, with `@skip`/`@include`, aliases, a response key given twice); an
+//! instance started with `resolve_field_by_field` resolves every field the usual way. Over a
+//! sweep of such documents, the two must give the same bytes.
+
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, create, on_both_backends, refund};
+
+/// Every scalar field of `Payment`.
+const SCALARS: [&str; 18] = [
+    "__typename",
+    "id",
+    "amount",
+    "currency",
+    "status",
+    "amountRefunded",
+    "captureMethod",
+    "amountCapturable",
+    "amountCaptured",
+    "captureBefore",
+    "cancellationReason",
+    "amountRefundable",
+    "source",
+    "description",
+    "failureCode",
+    "failureMessage",
+    "createdAt",
+    "updatedAt",
+];
+
+/// A small deterministic generator: every run sweeps the same documents.
+struct Sweep {
+    state: u64,
+    fragments: Vec<String>,
+}
+
+impl Sweep {
+    fn below(&mut self, n: usize) -> usize {
+        self.state = self
+            .state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((self.state >> 33) as usize) % n
+    }
+
+    /// A directive that keeps the selection (`$yes` is true, `$no` false), or none.
+    fn kept(&mut self) -> &'static str {
+        ["", "", "", " @include(if: $yes)", " @skip(if: $no)"][self.below(5)]
+    }
+
+    /// A fragment on `on` with `inner`, defined once at the end of the document.
+    fn fragment(&mut self, on: &str, inner: String) -> String {
+        let name = format!("F{}", self.fragments.len());
+        self.fragments
+            .push(format!("fragment {name} on {on} {{ {inner} }}"));
+        format!("...{name}")
+    }
+
+    /// A selection of a payment's fields, `depth` fragments deep at most.
+    fn payment(&mut self, depth: usize) -> String {
+        let count = 1 + self.below(5);
+        let mut items = Vec::new();
+        for _ in 0..count {
+            let item = match self.below(if depth > 0 { 9 } else { 6 }) {
+                0..=2 => {
+                    let field = SCALARS[self.below(SCALARS.len())];
+                    // An alias named for its field, so that keys given twice can merge.
+                    let alias = if self.below(4) == 0 {
+                        format!("x_{field}: ")
+                    } else {
+                        String::new()
+                    };
+                    format!("{alias}{field}{}", self.kept())
+                }
+                3 => {
+                    let parts = ["type", "redirectUrl", "__typename"];
+                    let part = parts[self.below(3)];
+                    format!("nextAction{} {{ {part} }}", self.kept())
+                }
+                // A field given twice: the same key, merged.
+                4 => {
+                    let field = SCALARS[self.below(SCALARS.len())];
+                    format!("{field} {field}")
+                }
+                // A field dropped by its directive.
+                5 => {
+                    let field = SCALARS[self.below(SCALARS.len())];
+                    let dropped = [" @include(if: $no)", " @skip(if: $yes)"][self.below(2)];
+                    format!("{field}{dropped} id")
+                }
+                6 => {
+                    let on = ["on Payment ", "on Node ", ""][self.below(3)];
+                    // A fragment on `Node` selects what `Node` has.
+                    let inner = if on == "on Node " {
+                        "id".to_string()
+                    } else {
+                        self.payment(depth - 1)
+                    };
+                    let kept = self.kept().trim_start();
+                    let kept = if kept.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{kept} ")
+                    };
+                    format!("... {on}{kept}{{ {inner} }}")
+                }
+                _ => {
+                    let inner = self.payment(depth - 1);
+                    let spread = self.fragment("Payment", inner);
+                    format!("{spread}{}", self.kept())
+                }
+            };
+            items.push(item);
+        }
+        items.join(" ")
+    }
+
+    /// A selection of an edge's fields.
+    fn edge(&mut self) -> String {
+        let count = 1 + self.below(3);
+        let mut items = Vec::new();
+        for _ in 0..count {
+            items.push(match self.below(6) {
+                0 => "cursor".to_string(),
+                1 => "__typename".to_string(),
+                2 => {
+                    let inner = self.payment(2);
+                    format!("... on PaymentEdge {{ cursor node {{ {inner} }} }}")
+                }
+                3 => {
+                    let inner = self.payment(1);
+                    let inner = format!("node {{ {inner} }}");
+                    self.fragment("PaymentEdge", inner)
+                }
+                _ => {
+                    let inner = self.payment(2);
+                    format!("node{} {{ {inner} }}", self.kept())
+                }
+            });
+        }
+        items.join(" ")
+    }
+
+    fn document(&mut self, order: &str) -> String {
+        self.fragments.clear();
+        let page = format!("payments(first: 10, orderBy: {{field: {order}, direction: ASC}})");
+        let list = match self.below(3) {
+            0 => format!("edges {{ {} }}", self.edge()),
+            1 => format!("nodes {{ {} }}", self.payment(2)),
+            _ => {
+                let edges = self.edge();
+                format!("edges {{ {edges} }} nodes {{ {} }}", self.payment(2))
+            }
+        };
+        format!(
+            "query Sweep($yes: Boolean!, $no: Boolean!) {{ viewer {{ id @include(if: $yes) @skip(if: $no) {page} {{ {list} }} }} }} {}",
+            self.fragments.join(" ")
+        )
+    }
+}
+
+async fn answer(app: &TestApp, key: &str, document: &str) -> String {
+    let response = app
+        .http
+        .post(format!("{}/graphql", app.address))
+        .bearer_auth(key)
+        .json(&json!({"query": document, "variables": {"yes": true, "no": false}}))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), 200, "{document}");
+    let text = response.text().await.expect("a body");
+    assert!(!text.contains("\"errors\""), "{document}: {text}");
+    text
+}
+
+on_both_backends! {
+    async fn a_page_answers_alike_written_from_its_rows_or_field_by_field(app: TestApp) {
+        let (_, key) = app.account("Alice").await;
+        // Payments in each state a row can show: described, declined, authorized, waiting
+        // for the customer, canceled with a reason, refunded in part.
+        let inputs = [
+            json!({"amount": 1200, "currency": "EUR", "source": "tok_mastercard", "description": "a gift"}),
+            json!({"amount": 700, "currency": "USD", "source": "tok_chargeDeclined"}),
+            json!({"amount": 900, "currency": "USD", "source": "tok_visa", "captureMethod": "MANUAL"}),
+            json!({"amount": 300, "currency": "JPY", "source": "tok_threeDSecure", "returnUrl": "https://shop.example/back"}),
+            json!({"amount": 1000, "currency": "USD", "source": "tok_visa", "description": "in part"}),
+            json!({"amount": 400, "currency": "USD", "source": "tok_visa", "captureMethod": "MANUAL"}),
+        ];
+        let mut ids = Vec::new();
+        for (i, input) in inputs.into_iter().enumerate() {
+            let created = create(&app, &key, &format!("p{i}"), input).await;
+            ids.push(created["payment"]["id"].as_str().expect("created").to_string());
+        }
+        assert_eq!(refund(&app, &key, "r", &ids[4], Some(250)).await.0, 200);
+        let canceled = app
+            .query(
+                &key,
+                "mutation($id: ID!) { cancelPayment(paymentId: $id, reason: FRAUDULENT) { payment { status } } }",
+                json!({"id": ids[5]}),
+            )
+            .await;
+        assert_eq!(canceled["cancelPayment"]["payment"]["status"], "CANCELED", "{canceled}");
+        let everything = format!(
+            "{{ payments(first: 10) {{ nodes {{ {} nextAction {{ type redirectUrl }} }} }} }}",
+            SCALARS.join(" ")
+        );
+        let shown: Value = app.query(&key, &everything, json!({})).await;
+        let nodes = shown["payments"]["nodes"].as_array().expect("nodes").clone();
+        for (field, value) in [
+            ("description", json!("a gift")),
+            ("failureCode", json!("card_declined")),
+            ("status", json!("REQUIRES_CAPTURE")),
+            ("status", json!("REQUIRES_ACTION")),
+            ("cancellationReason", json!("FRAUDULENT")),
+            ("amountRefunded", json!(250)),
+        ] {
+            assert!(nodes.iter().any(|n| n[field] == value), "{field} {value}: {shown}");
+        }
+        assert!(nodes.iter().any(|n| n["nextAction"]["redirectUrl"].is_string()), "{shown}");
+        assert!(nodes.iter().any(|n| n["captureBefore"].is_string()), "{shown}");
+
+        let slow = app
+            .another_instance_with(|config| config.resolve_field_by_field = true)
+            .await;
+        let mut sweep = Sweep { state: 0x9e37_79b9_7f4a_7c15, fragments: Vec::new() };
+        for round in 0..80 {
+            let document = sweep.document(["CREATED_AT", "AMOUNT"][round % 2]);
+            let fast = answer(&app, &key, &document).await;
+            let usual = answer(&slow, &key, &document).await;
+            assert_eq!(fast, usual, "{document}");
+        }
+    }
+}
