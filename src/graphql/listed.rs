@@ -257,3 +257,37 @@ impl<S: Shape> OutputType for Listed<'_, S> {
         }
     }
 }
+
+/// A payment answered on its own (`payment(id)`), written straight into the answer when every
+/// field selected is answered from its row, as a page's nodes are; resolved the usual way
+/// otherwise.
+pub struct Direct(pub super::objects::Payment);
+
+impl OutputType for Direct {
+    fn type_name() -> Cow<'static, str> {
+        super::objects::Payment::type_name()
+    }
+
+    fn qualified_type_name() -> String {
+        super::objects::Payment::qualified_type_name()
+    }
+
+    fn create_type_info(registry: &mut Registry) -> String {
+        super::objects::Payment::create_type_info(registry)
+    }
+
+    async fn resolve(
+        &self,
+        ctx: &ContextSelectionSet<'_>,
+        field: &Positioned<Field>,
+    ) -> ServerResult<Value> {
+        let plan = match ctx.data_opt::<FieldByField>() {
+            Some(_) => None,
+            None => node_plan(document(ctx), [&ctx.item.node]),
+        };
+        match plan {
+            Some(plan) => Ok(node_value(&plan, &self.0.payment)),
+            None => OutputType::resolve(&self.0, ctx, field).await,
+        }
+    }
+}

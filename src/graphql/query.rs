@@ -7,6 +7,7 @@ use futures_util::future::try_join_all;
 use super::Viewer;
 use super::connection::{self, PageArgs, PaymentConnection, PaymentFilterInput, PaymentOrderInput};
 use super::limits::fields::charge_list;
+use super::listed::Direct;
 use super::loaders::{AccountLoader, PaymentById};
 use super::node::{self, Node};
 use super::objects::{Account, IdempotencyRecord, Payment};
@@ -114,12 +115,12 @@ impl Query {
     }
 
     /// One of the viewer's payments; null when absent or another account's.
-    async fn payment(&self, ctx: &Context<'_>, id: ID) -> Result<Option<Payment>> {
+    async fn payment(&self, ctx: &Context<'_>, id: ID) -> Result<Option<Direct>> {
         let id = PaymentId::parse(&id).map_err(|not| ApiError::bad_input("id", not.to_string()))?;
         let loader = ctx.data::<DataLoader<AccountLoader>>()?;
         Ok(loader
             .load_one(PaymentById(id.as_str().to_string()))
             .await?
-            .map(Payment::from))
+            .map(|payment| Direct(Payment::from(payment))))
     }
 }
