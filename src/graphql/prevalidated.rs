@@ -165,6 +165,53 @@ mod tests {
         );
     }
 
+    /// Each wrong value, wherever a variable sits in an argument (whole, inside an object
+    /// literal, inside a list, in a directive), is refused by id with the message and place
+    /// validation gives the same text.
+    #[tokio::test]
+    async fn wrong_values_are_refused_as_validation_refuses_them() {
+        let create = "mutation($a: Int!, $k: String!) { createPayment(input: {amount: $a, \
+                      currency: \"USD\", source: \"tok_visa\"}, idempotencyKey: $k) \
+                      { payment { id } } }";
+        let filter = "query($s: [PaymentStatus!]) { payments(first: 2, filter: {status: $s}) \
+                      { totalCount } }";
+        let skip = "query($b: Boolean!) { viewer { id @skip(if: $b) } }";
+        let order = "query($o: PaymentOrder) { ...F } fragment F on Query { \
+                     payments(first: 1, orderBy: $o) { totalCount } }";
+        let cases = [
+            (create, serde_json::json!({"a": "ten", "k": "x"})),
+            (create, serde_json::json!({"a": 10, "k": 5})),
+            (filter, serde_json::json!({"s": ["NOPE"]})),
+            (filter, serde_json::json!({"s": ["SUCCEEDED", 3]})),
+            (skip, serde_json::json!({"b": "yes"})),
+            (order, serde_json::json!({"o": {"field": "COLOUR"}})),
+            (
+                order,
+                serde_json::json!({"o": {"direction": "UP", "extra": 1}}),
+            ),
+        ];
+        for (text, variables) in cases {
+            let request = || Request::new(text).variables(Variables::from_json(variables.clone()));
+            let unmarked = schema().execute(request()).await;
+            let marked = schema().execute(request().data(Registered)).await;
+            assert_eq!(
+                unmarked.errors.len(),
+                1,
+                "{variables}: {:?}",
+                unmarked.errors
+            );
+            assert_eq!(marked.errors.len(), 1, "{variables}: {:?}", marked.errors);
+            assert_eq!(
+                marked.errors[0].message, unmarked.errors[0].message,
+                "{variables}"
+            );
+            assert_eq!(
+                marked.errors[0].locations, unmarked.errors[0].locations,
+                "{variables}"
+            );
+        }
+    }
+
     #[tokio::test]
     async fn its_variables_are_checked_with_the_rule_s_own_message() {
         let text = "query($n: Int) { payments(first: $n) { totalCount } }";
