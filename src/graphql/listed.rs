@@ -291,3 +291,36 @@ impl OutputType for Direct {
         }
     }
 }
+
+/// An object found by id (`node`, `nodes`): a payment is written from its row as [`Direct`]
+/// writes one, through fragments on `Payment` or `Node`; any other object, or a selection
+/// with anything else, is resolved the usual way.
+pub struct DirectNode(pub super::node::Node);
+
+impl OutputType for DirectNode {
+    fn type_name() -> Cow<'static, str> {
+        super::node::Node::type_name()
+    }
+
+    fn qualified_type_name() -> String {
+        super::node::Node::qualified_type_name()
+    }
+
+    fn create_type_info(registry: &mut Registry) -> String {
+        super::node::Node::create_type_info(registry)
+    }
+
+    async fn resolve(
+        &self,
+        ctx: &ContextSelectionSet<'_>,
+        field: &Positioned<Field>,
+    ) -> ServerResult<Value> {
+        if let super::node::Node::Payment(payment) = &self.0
+            && ctx.data_opt::<FieldByField>().is_none()
+            && let Some(plan) = node_plan(document(ctx), [&ctx.item.node])
+        {
+            return Ok(node_value(&plan, &payment.payment));
+        }
+        OutputType::resolve(&self.0, ctx, field).await
+    }
+}

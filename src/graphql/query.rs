@@ -7,9 +7,9 @@ use futures_util::future::try_join_all;
 use super::Viewer;
 use super::connection::{self, PageArgs, PaymentConnection, PaymentFilterInput, PaymentOrderInput};
 use super::limits::fields::charge_list;
-use super::listed::Direct;
+use super::listed::{Direct, DirectNode};
 use super::loaders::{AccountLoader, PaymentById};
-use super::node::{self, Node};
+use super::node;
 use super::objects::{Account, IdempotencyRecord, Payment};
 use crate::domain::idempotency::IdempotencyKey;
 use crate::domain::ids::PaymentId;
@@ -26,13 +26,13 @@ pub struct Query;
 #[Object]
 impl Query {
     /// The object with this id, when it is the viewer's; null otherwise.
-    async fn node(&self, ctx: &Context<'_>, id: ID) -> Result<Option<Node>> {
-        node::resolve(ctx, &id).await
+    async fn node(&self, ctx: &Context<'_>, id: ID) -> Result<Option<DirectNode>> {
+        Ok(node::resolve(ctx, &id).await?.map(DirectNode))
     }
 
     /// The objects with these ids, in the same order; null for any the viewer cannot see.
     /// At most 100 ids.
-    async fn nodes(&self, ctx: &Context<'_>, ids: Vec<ID>) -> Result<Vec<Option<Node>>> {
+    async fn nodes(&self, ctx: &Context<'_>, ids: Vec<ID>) -> Result<Vec<Option<DirectNode>>> {
         if ids.len() > MAX_NODES {
             return Err(ApiError::bad_input(
                 "ids",
@@ -44,7 +44,8 @@ impl Query {
             .into());
         }
         charge_list(ctx, ids.len())?;
-        try_join_all(ids.iter().map(|id| node::resolve(ctx, id))).await
+        let found = try_join_all(ids.iter().map(|id| node::resolve(ctx, id))).await?;
+        Ok(found.into_iter().map(|node| node.map(DirectNode)).collect())
     }
 
     /// The account the API key belongs to.

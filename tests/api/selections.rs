@@ -247,5 +247,31 @@ on_both_backends! {
             let usual = answer(&slow, &key, &document).await;
             assert_eq!(fast, usual, "{document}");
         }
+        // And objects found by id, through fragments on `Payment` and `Node`; an unknown id
+        // answers null among them.
+        let listed = ids
+            .iter()
+            .map(|id| format!("\"{id}\""))
+            .chain(["\"pay_00000000000000000000000000\"".to_string()])
+            .collect::<Vec<_>>()
+            .join(", ");
+        for round in 0..40 {
+            sweep.fragments.clear();
+            let on = ["... on Payment", "... on Payment @include(if: $yes)", "... on Node"][round % 3];
+            let inner = if on == "... on Node" { "id __typename".to_string() } else { sweep.payment(2) };
+            let found = if round % 2 == 0 {
+                format!("node(id: \"{}\")", ids[round % ids.len()])
+            } else {
+                format!("nodes(ids: [{listed}])")
+            };
+            let document = format!(
+                "query Sweep($yes: Boolean!, $no: Boolean!) {{ {found} {{ \
+                 x_id: id @include(if: $yes) @skip(if: $no) __typename {on} {{ {inner} }} }} }} {}",
+                sweep.fragments.join(" ")
+            );
+            let fast = answer(&app, &key, &document).await;
+            let usual = answer(&slow, &key, &document).await;
+            assert_eq!(fast, usual, "{document}");
+        }
     }
 }
