@@ -61,7 +61,7 @@ pub(super) fn sets<'a>(collected: &Collected<'a>) -> impl Iterator<Item = &'a Se
     collected
         .fields
         .iter()
-        .map(|field| &field.selection_set.node)
+        .map(|field| &field.node.selection_set.node)
 }
 
 /// The columns a page reads for what `connection` (the connection field's selection)
@@ -258,9 +258,9 @@ impl<S: Shape> OutputType for Listed<'_, S> {
     }
 }
 
-/// A payment answered on its own (`payment(id)`), written straight into the answer when every
-/// field selected is answered from its row, as a page's nodes are; resolved the usual way
-/// otherwise.
+/// A payment answered on its own (`payment(id)`): the fields selected that its row answers
+/// are written straight into the answer, as a page's nodes are, and `events` and `refunds`
+/// are resolved by their loaders beside them (see [`one_payment`]).
 pub struct Direct(pub super::objects::Payment);
 
 impl OutputType for Direct {
@@ -281,20 +281,68 @@ impl OutputType for Direct {
         ctx: &ContextSelectionSet<'_>,
         field: &Positioned<Field>,
     ) -> ServerResult<Value> {
-        let plan = match ctx.data_opt::<FieldByField>() {
-            Some(_) => None,
-            None => node_plan(document(ctx), [&ctx.item.node]),
-        };
-        match plan {
-            Some(plan) => Ok(node_value(&plan, &self.0.payment)),
+        match one_payment(ctx, &self.0).await {
+            Some(value) => Ok(value),
             None => OutputType::resolve(&self.0, ctx, field).await,
         }
     }
 }
 
-/// An object found by id (`node`, `nodes`): a payment is written from its row as [`Direct`]
-/// writes one, through fragments on `Payment` or `Node`; any other object, or a selection
-/// with anything else, is resolved the usual way.
+/// What a payment's selection shows of one payment: fields answered from the row, and the
+/// others (`events`, `refunds`) resolved as the payment's own resolvers resolve them.
+enum Part<'a> {
+    Row(Shown),
+    Resolved(&'a Positioned<Field>),
+}
+
+/// One payment's answer, `ctx` being its selection: the fields answered from the row written
+/// straight in, the others resolved by the payment's resolvers (a failed one leaves its key
+/// out and its error in the response, as the usual path does), in the selection's order.
+/// `None` when the selection is to be resolved the usual way (a directive, a field given
+/// twice under one key that is not answered from the row, or field-by-field resolution).
+async fn one_payment(
+    ctx: &ContextSelectionSet<'_>,
+    payment: &super::objects::Payment,
+) -> Option<Value> {
+    use async_graphql::ContainerType;
+    if ctx.data_opt::<FieldByField>().is_some() {
+        return None;
+    }
+    let doc = document(ctx);
+    let plan = doc
+        .collect([&ctx.item.node], "Payment")?
+        .into_iter()
+        .map(|collected| {
+            if !collected.is_plain() {
+                return None;
+            }
+            let part = match Shown::planned(doc, &collected) {
+                Some(shown) => Part::Row(shown),
+                None if collected.fields.len() == 1 => Part::Resolved(collected.fields[0]),
+                None => return None,
+            };
+            Some((collected.key.clone(), part))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let mut fields = async_graphql::indexmap::IndexMap::with_capacity(plan.len());
+    for (key, part) in plan {
+        match part {
+            Part::Row(shown) => {
+                fields.insert(key, shown.value(&payment.payment));
+            }
+            Part::Resolved(field) => match payment.resolve_field(&ctx.with_field(field)).await {
+                Ok(value) => {
+                    fields.insert(key, value.unwrap_or_default());
+                }
+                Err(err) => ctx.add_error(err),
+            },
+        }
+    }
+    Some(object(fields.into_iter()))
+}
+
+/// An object found by id (`node`, `nodes`): a payment is answered as [`Direct`] answers one,
+/// through fragments on `Payment` or `Node`; any other object is resolved the usual way.
 pub struct DirectNode(pub super::node::Node);
 
 impl OutputType for DirectNode {
@@ -316,10 +364,9 @@ impl OutputType for DirectNode {
         field: &Positioned<Field>,
     ) -> ServerResult<Value> {
         if let super::node::Node::Payment(payment) = &self.0
-            && ctx.data_opt::<FieldByField>().is_none()
-            && let Some(plan) = node_plan(document(ctx), [&ctx.item.node])
+            && let Some(value) = one_payment(ctx, payment).await
         {
-            return Ok(node_value(&plan, &payment.payment));
+            return Ok(value);
         }
         OutputType::resolve(&self.0, ctx, field).await
     }

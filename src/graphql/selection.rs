@@ -22,27 +22,27 @@ pub struct Document<'a> {
 /// to that), their selection sets to be merged.
 pub struct Collected<'a> {
     pub key: &'a Name,
-    pub fields: Vec<&'a Field>,
+    pub fields: Vec<&'a Positioned<Field>>,
 }
 
 impl Collected<'_> {
     /// The field's name (the first's; every field of a key has the same).
     pub fn name(&self) -> &str {
-        self.fields[0].name.node.as_str()
+        self.fields[0].node.name.node.as_str()
     }
 
     /// Whether every field of the key is a plain field: no argument, no directive.
     pub fn is_plain(&self) -> bool {
         self.fields
             .iter()
-            .all(|field| field.arguments.is_empty() && field.directives.is_empty())
+            .all(|field| field.node.arguments.is_empty() && field.node.directives.is_empty())
     }
 
     /// Whether the key selects a leaf (no sub-selection).
     pub fn is_leaf(&self) -> bool {
         self.fields
             .iter()
-            .all(|field| field.selection_set.node.items.is_empty())
+            .all(|field| field.node.selection_set.node.items.is_empty())
     }
 }
 
@@ -81,8 +81,7 @@ impl<'a> Document<'a> {
             }
             let (condition, inner) = match &selection.node {
                 Selection::Field(field) => {
-                    let field = &field.node;
-                    let key = &field.response_key().node;
+                    let key = &field.node.response_key().node;
                     match out.iter_mut().find(|c| c.key == key) {
                         Some(collected) => collected.fields.push(field),
                         None => out.push(Collected {

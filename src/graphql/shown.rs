@@ -80,7 +80,7 @@ impl Shown {
         if collected.name() != "nextAction" {
             return None;
         }
-        let sets = collected.fields.iter().map(|f| &f.selection_set.node);
+        let sets = collected.fields.iter().map(|f| &f.node.selection_set.node);
         let parts = doc
             .collect(sets, "NextAction")?
             .iter()

@@ -16,7 +16,7 @@ use super::keyset::{Keyset, TOTAL_COLUMN, Window, total_of};
 pub use super::keyset::{exists_behind, fetch, fetch_with_total};
 pub use super::payment_columns::{PaymentColumns, PaymentDetail};
 use super::payments::Payment;
-use super::{Db, DbError, rows};
+use super::{Db, DbError};
 use crate::domain::paging::{Direction, Order, PageSize, PaymentFilter, Position, SortField};
 use crate::domain::status::PaymentStatus;
 
@@ -222,5 +222,5 @@ pub async fn offset_page_for_benchmark(
         .all(db.conn())
         .await
         .map_err(DbError::from)
-        .and_then(rows::payments)
+        .and_then(super::rows::payments)
 }
