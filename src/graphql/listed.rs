@@ -324,13 +324,22 @@ async fn one_payment(
             Some((collected.key.clone(), part))
         })
         .collect::<Option<Vec<_>>>()?;
+    // The resolved fields together, so that their loaders gather their loads into one batch.
+    let resolved = futures_util::future::join_all(plan.iter().filter_map(|(_, part)| match part {
+        Part::Resolved(field) => {
+            Some(async move { payment.resolve_field(&ctx.with_field(field)).await })
+        }
+        Part::Row(_) => None,
+    }))
+    .await;
+    let mut resolved = resolved.into_iter();
     let mut fields = async_graphql::indexmap::IndexMap::with_capacity(plan.len());
     for (key, part) in plan {
         match part {
             Part::Row(shown) => {
                 fields.insert(key, shown.value(&payment.payment));
             }
-            Part::Resolved(field) => match payment.resolve_field(&ctx.with_field(field)).await {
+            Part::Resolved(_) => match resolved.next()? {
                 Ok(value) => {
                     fields.insert(key, value.unwrap_or_default());
                 }
