@@ -108,12 +108,7 @@ impl Extension for Measured {
         let operation = operation::find(&document, seen.operation_name.as_deref()).ok();
         let field = operation.as_ref().and_then(|operation| {
             label(operation, |ty, name| {
-                let root_type = match ty {
-                    OperationType::Query => Some(registry.query_type.as_str()),
-                    OperationType::Mutation => registry.mutation_type.as_deref(),
-                    OperationType::Subscription => registry.subscription_type.as_deref(),
-                };
-                root_type
+                operation::registered_root(registry, ty)
                     .and_then(|root| registry.concrete_type_by_name(root))
                     .and_then(|root| root.field_by_name(name))
                     .is_some()

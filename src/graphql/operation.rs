@@ -97,6 +97,18 @@ pub fn root_type(ty: OperationType) -> &'static str {
     }
 }
 
+/// The name the schema's registry gives the root type of `ty`, if the schema has one.
+pub fn registered_root(
+    registry: &async_graphql::registry::Registry,
+    ty: OperationType,
+) -> Option<&str> {
+    match ty {
+        OperationType::Query => Some(registry.query_type.as_str()),
+        OperationType::Mutation => registry.mutation_type.as_deref(),
+        OperationType::Subscription => registry.subscription_type.as_deref(),
+    }
+}
+
 fn first_field<'d>(
     document: &'d ExecutableDocument,
     set: &'d SelectionSet,

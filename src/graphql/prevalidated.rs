@@ -52,12 +52,19 @@ impl Extension for Prevalidated {
             .data
             .contains_key(&std::any::TypeId::of::<Registered>())
         {
-            let registry = &ctx.schema_env.registry;
-            let operation = request.operation_name.clone();
-            let variables = request.variables.clone();
+            // Taken out while the document is borrowed, and put back: no copy of either.
+            let operation = request.operation_name.take();
+            let variables = std::mem::take(&mut request.variables);
             let document = request.parsed_query()?;
-            variables::check(registry, document, operation.as_deref(), &variables)
-                .map_err(error::code_validation_error)?;
+            let checked = variables::check(
+                &ctx.schema_env.registry,
+                document,
+                operation.as_deref(),
+                &variables,
+            );
+            request.operation_name = operation;
+            request.variables = variables;
+            checked.map_err(error::code_validation_error)?;
         }
         Ok(request)
     }

@@ -7,11 +7,11 @@
 use std::collections::HashSet;
 
 use async_graphql::indexmap::IndexMap;
-use async_graphql::parser::types::{
-    Directive, DocumentOperations, ExecutableDocument, Field, Selection, SelectionSet,
-};
+use async_graphql::parser::types::{Directive, ExecutableDocument, Field, Selection, SelectionSet};
 use async_graphql::registry::{MetaInputValue, MetaType, MetaTypeName, Registry};
 use async_graphql::{Name, Pos, Positioned, ServerError, Variables};
+
+use super::operation;
 
 /// Checks the arguments of the operation `operation_name` names (or the only one) that use
 /// `variables`; the first wrong one is the error.
@@ -21,34 +21,20 @@ pub fn check(
     operation_name: Option<&str>,
     variables: &Variables,
 ) -> Result<(), ServerError> {
-    let operation = match (&document.operations, operation_name) {
-        (DocumentOperations::Single(operation), _) => operation,
-        (DocumentOperations::Multiple(operations), Some(name)) => match operations.get(name) {
-            Some(operation) => operation,
-            // The library refuses an unknown name before anything runs.
-            None => return Ok(()),
-        },
-        (DocumentOperations::Multiple(operations), None) => match operations.values().next() {
-            Some(operation) if operations.len() == 1 => operation,
-            _ => return Ok(()),
-        },
+    // Without an operation to run, the library refuses the request before anything runs.
+    let Ok(operation) = operation::find(document, operation_name) else {
+        return Ok(());
     };
-    let root = match operation.node.ty {
-        async_graphql::parser::types::OperationType::Query => Some(registry.query_type.as_str()),
-        async_graphql::parser::types::OperationType::Mutation => registry.mutation_type.as_deref(),
-        async_graphql::parser::types::OperationType::Subscription => {
-            registry.subscription_type.as_deref()
-        }
-    };
+    let root = operation::registered_root(registry, operation.ty);
     let walk = Walk {
         registry,
         document,
         variables,
     };
-    walk.directives(&operation.node.directives)?;
+    walk.directives(&operation.definition.directives)?;
     let mut seen = HashSet::new();
     walk.set(
-        &operation.node.selection_set.node,
+        operation.selection_set,
         root.and_then(|name| registry.types.get(name)),
         &mut seen,
     )
