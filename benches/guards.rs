@@ -141,6 +141,8 @@ fn seed(url: &str, schema: &str, account: &str) -> Result<(), BoxError> {
                 currency: Currency::parse("USD").expect("a currency"),
                 source: "tok_visa".into(),
                 description: None,
+                reference: None,
+                metadata: Default::default(),
                 status: PaymentStatus::Succeeded,
                 capture_method: Default::default(),
                 return_url: None,

@@ -191,6 +191,8 @@ fn new_payment(account_id: &str, i: u64) -> NewPayment {
         currency: Currency::parse("USD").expect("a currency"),
         source: "tok_visa".to_string(),
         description: None,
+        reference: None,
+        metadata: Default::default(),
         status: PaymentStatus::Succeeded,
         // Three rows share each timestamp; 1 ms apart.
         capture_method: Default::default(),

@@ -16,6 +16,7 @@ mod m20261130_000004_create_processor_tables;
 mod m20261130_000005_create_change_feed;
 mod m20261130_000006_create_payment_counts;
 mod m20261202_000007_add_card_lifecycle;
+mod m20261203_000008_add_merchant_data_and_event_log;
 
 pub struct Migrator;
 
@@ -30,6 +31,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000005_create_change_feed::Migration),
             Box::new(m20261130_000006_create_payment_counts::Migration),
             Box::new(m20261202_000007_add_card_lifecycle::Migration),
+            Box::new(m20261203_000008_add_merchant_data_and_event_log::Migration),
         ]
     }
 }

@@ -119,7 +119,10 @@ impl From<ServeArgs> for Config {
                 action_ttl: Duration::from_secs(args.action_ttl_secs),
             },
             connections: args.connections.limits(),
-            feed: FeedSettings::default(),
+            feed: FeedSettings {
+                retention: Duration::from_secs(args.event_retention_secs),
+                ..FeedSettings::default()
+            },
             live_key_ttl: LIVE_KEY_TTL,
             cors_allowed_origins: args
                 .cors_allowed_origins

@@ -179,6 +179,15 @@ pub struct ServeArgs {
     )]
     pub authorization_ttl_secs: u64,
 
+    /// Seconds the event log is kept for readers (`Query.events`, `Subscription.events`): a
+    /// cursor older than this gets `CURSOR_EXPIRED`. At least 30 days in production.
+    #[arg(
+        long,
+        env = "GRAPHPAY_EVENT_RETENTION_SECS",
+        default_value_t = 2_592_000
+    )]
+    pub event_retention_secs: u64,
+
     /// Seconds a customer action (3-D Secure) waits for the customer before the payment is
     /// canceled (`ACTION_EXPIRED`), after reconciling with the processor.
     #[arg(long, env = "GRAPHPAY_ACTION_TTL_SECS", default_value_t = 3_600)]

@@ -1,6 +1,6 @@
 //! The change feed's values: where a reader stands in the event log, and what it reads there.
 
-use super::payment::{Payment, PaymentEvent};
+use super::payment::{Payment, PaymentEvent, Refund};
 
 /// A place in the event log. On PostgreSQL it is the writing transaction's id and the event's
 /// position within the log; readers go in that order, which is final for every event they
@@ -18,15 +18,14 @@ pub struct FeedEntry {
     pub event: PaymentEvent,
     /// The payment as this change left it.
     pub payment: Payment,
+    /// For a refund's event, the refund as this change left it.
+    pub refund: Option<Refund>,
 }
 
 impl FeedEntry {
-    /// The event's type as merchants see it: `payment.` and the new status in lower case.
-    pub fn event_type(&self) -> String {
-        format!(
-            "payment.{}",
-            self.event.to_status.as_str().to_ascii_lowercase()
-        )
+    /// The event's type as merchants see it (see `payment::event_type`).
+    pub fn event_type(&self) -> &str {
+        &self.event.event_type
     }
 }
 

@@ -58,9 +58,17 @@ impl IdKind {
     ];
 }
 
-/// Makes a new id of the given kind.
+/// Makes a new id of the given kind. Ids made by one process only grow: two events written
+/// one after the other by one transaction are ordered by their ids (see `persistence::feed`).
 pub fn new_id(kind: IdKind) -> String {
-    format!("{}{}", kind.prefix(), Ulid::generate())
+    static MONOTONIC: std::sync::Mutex<ulid::Generator> =
+        std::sync::Mutex::new(ulid::Generator::new());
+    let ulid = MONOTONIC
+        .lock()
+        .ok()
+        .and_then(|mut generator| generator.generate().ok())
+        .unwrap_or_else(Ulid::generate);
+    format!("{}{}", kind.prefix(), ulid)
 }
 
 /// Tells which kind of object a well-formed id names; `None` for anything else.
@@ -70,6 +78,16 @@ pub fn kind_of(id: &str) -> Option<IdKind> {
             rest.len() == 26 && Ulid::from_string(rest).is_ok_and(|u| u.to_string() == rest)
         })
     })
+}
+
+/// When a well-formed id was made (to the millisecond); `None` for anything else.
+pub fn made_at(id: &str) -> Option<super::time::Timestamp> {
+    let (_, suffix) = id.split_once('_')?;
+    let ulid = Ulid::from_string(suffix).ok()?;
+    let millis = i64::try_from(ulid.timestamp_ms()).ok()?;
+    Some(super::time::Timestamp::from_micros(
+        millis.saturating_mul(1_000),
+    ))
 }
 
 /// True when `id` is a well-formed id of `kind`.

@@ -10,6 +10,7 @@ pub mod cursor;
 pub mod feed;
 pub mod idempotency;
 pub mod ids;
+pub mod merchant_data;
 pub mod money;
 pub mod paging;
 pub mod payment;

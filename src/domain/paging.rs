@@ -3,6 +3,7 @@
 use sha2::{Digest, Sha256};
 
 use super::currency::Currency;
+use super::merchant_data::Metadata;
 use super::status::PaymentStatus;
 use super::time::Timestamp;
 
@@ -52,6 +53,10 @@ pub struct PaymentFilter {
     /// Inclusive bounds, in minor units.
     pub amount_min: Option<i64>,
     pub amount_max: Option<i64>,
+    /// The merchant's reference, exactly.
+    pub reference: Option<String>,
+    /// Entries every payment listed carries (all of them).
+    pub metadata: Metadata,
 }
 
 impl PaymentFilter {
@@ -77,6 +82,17 @@ pub fn fingerprint(filter: &PaymentFilter, order: Order) -> [u8; 8] {
         opt(filter.amount_min),
         opt(filter.amount_max),
     );
+    // Only when given, so that the cursors of listings filtered by neither stay valid. The
+    // parts are JSON strings: no reference or entry can pass for another's.
+    let mut canonical = canonical;
+    if let Some(reference) = &filter.reference {
+        canonical.push_str("|reference=");
+        canonical.push_str(&serde_json::Value::from(reference.as_str()).to_string());
+    }
+    if !filter.metadata.is_empty() {
+        canonical.push_str("|metadata=");
+        canonical.push_str(&filter.metadata.to_api_json().to_string());
+    }
     let digest = Sha256::digest(canonical.as_bytes());
     let mut out = [0u8; 8];
     out.copy_from_slice(&digest[..8]);

@@ -3,6 +3,7 @@
 
 use super::capture::{CancellationReason, CaptureMethod};
 use super::currency::Currency;
+use super::merchant_data::Metadata;
 use super::money::MinorUnits;
 use super::status::{PaymentStatus, RefundStatus};
 use super::time::Timestamp;
@@ -36,6 +37,8 @@ pub struct Payment {
     pub return_url: Option<String>,
     pub source: String,
     pub description: Option<String>,
+    pub reference: Option<String>,
+    pub metadata: Metadata,
     pub failure_code: Option<String>,
     pub failure_message: Option<String>,
     /// The idempotency key the processor knows this payment's charge by.
@@ -97,6 +100,51 @@ pub struct PaymentEvent {
     pub to_status: PaymentStatus,
     pub reason: Option<String>,
     pub created_at: Timestamp,
+    /// `payment.<status>`, `payment.updated` or `refund.<status>` ([`event_type`]).
+    pub event_type: String,
+    /// The refund a `refund.*` event is about.
+    pub refund_id: Option<String>,
+}
+
+/// The type of the event that records a change: `payment.` and the payment's new status in
+/// lower case, `payment.updated` for a change of the merchant's data, `refund.` and the
+/// refund's status for a refund's.
+pub mod event_type {
+    use crate::domain::status::{PaymentStatus, RefundStatus};
+
+    pub const PAYMENT_UPDATED: &str = "payment.updated";
+
+    pub fn of_payment(status: PaymentStatus) -> String {
+        format!("payment.{}", status.as_str().to_ascii_lowercase())
+    }
+
+    pub fn of_refund(status: RefundStatus) -> String {
+        match status {
+            RefundStatus::Pending => "refund.created".to_string(),
+            other => format!("refund.{}", other.as_str().to_ascii_lowercase()),
+        }
+    }
+
+    /// Every type there is, for validating filters.
+    pub fn all() -> Vec<String> {
+        let mut all: Vec<String> = PaymentStatus::ALL.iter().map(|s| of_payment(*s)).collect();
+        all.push(PAYMENT_UPDATED.to_string());
+        all.extend(
+            [
+                RefundStatus::Pending,
+                RefundStatus::Succeeded,
+                RefundStatus::Failed,
+            ]
+            .into_iter()
+            .map(of_refund),
+        );
+        all
+    }
+
+    /// Whether an event of this type is a change of the payment's status.
+    pub fn is_status_change(event_type: &str) -> bool {
+        event_type.starts_with("payment.") && event_type != PAYMENT_UPDATED
+    }
 }
 
 #[cfg(test)]
@@ -121,6 +169,8 @@ mod tests {
             return_url: None,
             source: "tok_visa".into(),
             description: None,
+            reference: None,
+            metadata: Metadata::default(),
             failure_code: None,
             failure_message: None,
             processor_key: "k".into(),

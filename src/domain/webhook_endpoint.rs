@@ -2,6 +2,7 @@
 //! them, and every attempt made.
 
 use super::feed::FeedPosition;
+use super::payment;
 use super::status::PaymentStatus;
 use super::time::Timestamp;
 
@@ -15,6 +16,8 @@ pub struct WebhookEndpoint {
     pub description: Option<String>,
     /// The payment statuses whose events it is sent; empty: all of them.
     pub statuses: Vec<PaymentStatus>,
+    /// The event types it is sent; empty: all of them, or those `statuses` selects.
+    pub event_types: Vec<String>,
     /// The signing secret (`whsec_...`); shown to the merchant once, when created.
     pub secret: String,
     pub enabled: bool,
@@ -30,12 +33,19 @@ pub struct WebhookEndpoint {
 }
 
 impl WebhookEndpoint {
-    /// Whether the event of a change to `status`, at `at` in the feed, is this endpoint's to
-    /// receive: it receives the changes committed after it was created.
-    pub fn wants(&self, status: PaymentStatus, at: FeedPosition) -> bool {
-        self.enabled
-            && at >= self.feed_from
-            && (self.statuses.is_empty() || self.statuses.contains(&status))
+    /// Whether an event of `event_type` (a change of the payment to `status`), at `at` in the
+    /// feed, is this endpoint's to receive: it receives the changes committed after it was
+    /// created, of the types it chose. Without types, `statuses` (deprecated) selects the
+    /// status changes to those statuses; with neither, every event is sent.
+    pub fn wants(&self, event_type: &str, status: PaymentStatus, at: FeedPosition) -> bool {
+        let chosen = if !self.event_types.is_empty() {
+            self.event_types.iter().any(|t| t == event_type)
+        } else if !self.statuses.is_empty() {
+            payment::event_type::is_status_change(event_type) && self.statuses.contains(&status)
+        } else {
+            true
+        };
+        self.enabled && at >= self.feed_from && chosen
     }
 }
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::limits::fields::charge_list;
 use super::listed::{self, Edges, Listed, Nodes};
+use super::merchant_data::MetadataEntryInput;
 use super::objects::{Payment, PaymentStatus};
 use super::paging::{Listing, PageInfo, Paged, page_size, position};
 use super::relations::PageRelations;
@@ -58,6 +59,10 @@ pub struct PaymentFilterInput {
     pub amount_min: Option<i64>,
     /// At most this amount, in minor units.
     pub amount_max: Option<i64>,
+    /// The merchant's reference, exactly.
+    pub reference: Option<String>,
+    /// Entries the payments carry, every one of them (at most 50).
+    pub metadata: Option<Vec<MetadataEntryInput>>,
 }
 
 impl PaymentFilterInput {
@@ -73,7 +78,14 @@ impl PaymentFilterInput {
                 ));
             }
         }
+        let (reference, metadata) = crate::service::payments::merchant_data(
+            "filter",
+            self.reference,
+            self.metadata.map(super::merchant_data::entries),
+        )?;
         Ok(paging::PaymentFilter {
+            reference,
+            metadata: metadata.unwrap_or_default(),
             statuses: self
                 .status
                 .unwrap_or_default()

@@ -2,10 +2,13 @@
 
 mod client_tokens;
 mod connection;
+mod event_tail;
+mod events;
 mod lifecycle;
 pub mod limits;
 mod listed;
 mod loaders;
+mod merchant_data;
 mod merchant_webhooks;
 mod metrics;
 mod mutation;

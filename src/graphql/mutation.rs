@@ -3,6 +3,7 @@
 use async_graphql::{Context, ID, InputObject, Object, Result, SimpleObject};
 
 use super::lifecycle::{CancellationReason, CaptureMethod, CapturePaymentInput};
+use super::merchant_data::{self, MetadataEntryInput, UpdatePaymentInput};
 use super::objects::{Payment, Refund};
 use super::scalars::Currency;
 use super::{Viewer, client_tokens, merchant_webhooks};
@@ -11,7 +12,8 @@ use crate::domain::ids::PaymentId;
 use crate::domain::money::MinorUnits;
 use crate::error::ApiError;
 use crate::service::payments::{
-    Cancel, CreateOptions, CreatePayment, PaymentResult, PaymentService, RefundInput, RefundResult,
+    Cancel, CreateOptions, CreatePayment, PaymentResult, PaymentService, PaymentUpdate,
+    RefundInput, RefundResult,
 };
 
 #[derive(InputObject, Clone, Debug)]
@@ -32,6 +34,10 @@ pub struct CreatePaymentInput {
     /// `payment_id` added to its query: an absolute `https` URL (`http` only on loopback), at
     /// most 2,048 characters.
     pub return_url: Option<String>,
+    /// The merchant's reference (an order number, say): 1 to 255 printable characters.
+    pub reference: Option<String>,
+    /// The merchant's key-value entries: at most 50, keys unique.
+    pub metadata: Option<Vec<MetadataEntryInput>>,
 }
 
 #[derive(SimpleObject)]
@@ -108,6 +114,8 @@ impl Mutation {
                 .unwrap_or(CaptureMethod::Automatic)
                 .into(),
             return_url: input.return_url,
+            reference: input.reference,
+            metadata: input.metadata.map(merchant_data::entries),
         };
         let input = CreatePayment::parse(input.amount, input.currency.0, input.source, options)?;
         Ok(Some(
@@ -116,6 +124,26 @@ impl Mutation {
                 .await?
                 .into(),
         ))
+    }
+
+    /// Changes the merchant's own data on a payment (description, reference, metadata), in
+    /// any status; appends a `payment.updated` event. Not money-moving: no idempotency key,
+    /// and repeating it changes nothing more.
+    async fn update_payment(
+        &self,
+        ctx: &Context<'_>,
+        input: UpdatePaymentInput,
+    ) -> Result<Option<PaymentPayload>> {
+        let viewer = ctx.data::<Viewer>()?;
+        let service = ctx.data::<PaymentService>()?;
+        let id = payment(&input.payment_id)?;
+        let update = PaymentUpdate::parse(
+            merchant_data::given(input.description),
+            merchant_data::given(input.reference),
+            merchant_data::given(input.metadata).map(|m| m.map(merchant_data::entries)),
+        )?;
+        let payment = service.update(&viewer.account_id, &id, update).await?;
+        Ok(Some(PaymentResult::made(payment).into()))
     }
 
     /// Charges a PENDING payment. Idempotent by `idempotencyKey`.

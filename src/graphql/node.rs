@@ -4,6 +4,7 @@ use async_graphql::dataloader::DataLoader;
 use async_graphql::{Context, ID, Interface, Result};
 
 use super::Viewer;
+use super::events::{self, Event};
 use super::loaders::{AccountLoader, PaymentById, RefundById};
 use super::merchant_webhooks::{self, WebhookDelivery, WebhookEndpoint};
 use super::objects::{Account, Payment, Refund};
@@ -19,6 +20,7 @@ pub enum Node {
     Refund(Refund),
     WebhookEndpoint(WebhookEndpoint),
     WebhookDelivery(WebhookDelivery),
+    Event(Event),
 }
 
 /// Finds the object an id names, when the viewer may see it; `None` otherwise (other
@@ -53,6 +55,7 @@ pub async fn resolve(ctx: &Context<'_>, id: &str) -> Result<Option<Node>> {
         Some(IdKind::WebhookDelivery) => merchant_webhooks::delivery_node(ctx, id)
             .await?
             .map(Node::WebhookDelivery),
+        Some(IdKind::PaymentEvent) => events::event_node(ctx, id).await?.map(Node::Event),
         _ => None,
     })
 }

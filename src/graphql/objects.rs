@@ -7,9 +7,11 @@ use async_graphql::dataloader::DataLoader;
 use async_graphql::{Context, Enum, ID, Object, Result};
 
 use super::connection::{self, PageArgs, PaymentConnection, PaymentFilterInput, PaymentOrderInput};
+pub use super::events::PaymentEvent;
 use super::lifecycle::{CancellationReason, CaptureMethod, NextAction};
 use super::limits::fields::charge_list;
 use super::loaders::{AccountLoader, EventsOfPayment, PaymentById, RefundsOfPayment};
+use super::merchant_data::{self, MetadataEntry};
 use super::relations::PageRelations;
 use super::scalars::{Currency, DateTime};
 use crate::domain::idempotency::KeyState;
@@ -182,6 +184,14 @@ impl Payment {
     async fn description(&self) -> Option<&str> {
         self.payment.description.as_deref()
     }
+    /// The merchant's reference (an order number, say).
+    async fn reference(&self) -> Option<&str> {
+        self.payment.reference.as_deref()
+    }
+    /// The merchant's key-value entries, sorted by key.
+    async fn metadata(&self) -> Vec<MetadataEntry> {
+        merchant_data::shown(&self.payment.metadata)
+    }
     /// Set when the payment FAILED, e.g. `card_declined`.
     async fn failure_code(&self) -> Option<&str> {
         self.payment.failure_code.as_deref()
@@ -308,29 +318,6 @@ impl Refund {
     }
     async fn updated_at(&self) -> DateTime {
         DateTime(self.refund.updated_at)
-    }
-}
-
-/// One status change of a payment.
-pub struct PaymentEvent {
-    pub event: payment::PaymentEvent,
-}
-
-#[Object]
-impl PaymentEvent {
-    /// Null for the event that created the payment.
-    #[allow(clippy::wrong_self_convention)]
-    async fn from_status(&self) -> Option<PaymentStatus> {
-        self.event.from_status.map(Into::into)
-    }
-    async fn to_status(&self) -> PaymentStatus {
-        self.event.to_status.into()
-    }
-    async fn reason(&self) -> Option<&str> {
-        self.event.reason.as_deref()
-    }
-    async fn created_at(&self) -> DateTime {
-        DateTime(self.event.created_at)
     }
 }
 

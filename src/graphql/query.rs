@@ -6,6 +6,7 @@ use futures_util::future::try_join_all;
 
 use super::Viewer;
 use super::connection::{self, PageArgs, PaymentConnection, PaymentFilterInput, PaymentOrderInput};
+use super::events::{self, EventConnection, EventFilterInput};
 use super::limits::fields::charge_list;
 use super::listed::{Direct, DirectNode};
 use super::loaders::{AccountLoader, PaymentById};
@@ -113,6 +114,21 @@ impl Query {
         before: Option<String>,
     ) -> Result<super::merchant_webhooks::WebhookEndpointConnection> {
         super::merchant_webhooks::endpoints(ctx, first, after, last, before).await
+    }
+
+    /// The viewer's event log, oldest first (feed order: commit order), kept for the event
+    /// retention (at least 30 days).
+    #[allow(clippy::too_many_arguments)]
+    async fn events(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+        last: Option<i32>,
+        before: Option<String>,
+        filter: Option<EventFilterInput>,
+    ) -> Result<EventConnection> {
+        events::events(ctx, first, after, last, before, filter).await
     }
 
     /// One of the viewer's payments; null when absent or another account's.

@@ -41,9 +41,11 @@ pub fn needs(operation: OperationType, field: &str) -> Needs {
     match (operation, field) {
         (
             OperationType::Query,
-            "viewer" | "payment" | "payments" | "node" | "nodes" | "idempotencyRecord",
+            "viewer" | "payment" | "payments" | "node" | "nodes" | "idempotencyRecord" | "events",
         )
-        | (OperationType::Subscription, "paymentUpdated") => Needs::Scope(Scope::PaymentsRead),
+        | (OperationType::Subscription, "paymentUpdated" | "events") => {
+            Needs::Scope(Scope::PaymentsRead)
+        }
         (OperationType::Mutation, "createPayment" | "confirmPayment" | "cancelPayment") => {
             Needs::Scope(Scope::PaymentsWrite)
         }

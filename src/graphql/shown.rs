@@ -30,12 +30,43 @@ pub enum Shown {
     AmountRefundable,
     Source,
     Description,
+    Reference,
+    /// `metadata`, with what its selection shows of each entry.
+    Metadata(Vec<(Name, EntryPart)>),
     FailureCode,
     FailureMessage,
     CreatedAt,
     UpdatedAt,
     /// `nextAction`, with what its selection shows.
     NextAction(Vec<(Name, ActionPart)>),
+}
+
+/// What the selection of an object field (of type `type_name`) shows, each response key with
+/// the part `part` names; `None` unless every field of it is a plain leaf `part` knows.
+fn parts_of<P>(
+    doc: Document<'_>,
+    collected: &Collected<'_>,
+    type_name: &str,
+    part: impl Fn(&str) -> Option<P>,
+) -> Option<Vec<(Name, P)>> {
+    let sets = collected.fields.iter().map(|f| &f.node.selection_set.node);
+    doc.collect(sets, type_name)?
+        .iter()
+        .map(|field| {
+            if !field.is_plain() || !field.is_leaf() {
+                return None;
+            }
+            Some((field.key.clone(), part(field.name())?))
+        })
+        .collect()
+}
+
+/// A field of `MetadataEntry`.
+#[derive(Clone, Copy, Debug)]
+pub enum EntryPart {
+    Typename,
+    Key,
+    Value,
 }
 
 /// A field of `NextAction`.
@@ -64,6 +95,7 @@ impl Shown {
             "amountRefundable" => Shown::AmountRefundable,
             "source" => Shown::Source,
             "description" => Shown::Description,
+            "reference" => Shown::Reference,
             "failureCode" => Shown::FailureCode,
             "failureMessage" => Shown::FailureMessage,
             "createdAt" => Shown::CreatedAt,
@@ -77,27 +109,33 @@ impl Shown {
         if collected.is_leaf() {
             return Shown::named(collected.name());
         }
+        if collected.name() == "metadata" {
+            return Shown::metadata(doc, collected);
+        }
         if collected.name() != "nextAction" {
             return None;
         }
-        let sets = collected.fields.iter().map(|f| &f.node.selection_set.node);
-        let parts = doc
-            .collect(sets, "NextAction")?
-            .iter()
-            .map(|part| {
-                if !part.is_plain() || !part.is_leaf() {
-                    return None;
-                }
-                let shown = match part.name() {
-                    "__typename" => ActionPart::Typename,
-                    "type" => ActionPart::Type,
-                    "redirectUrl" => ActionPart::RedirectUrl,
-                    _ => return None,
-                };
-                Some((part.key.clone(), shown))
+        let parts = parts_of(doc, collected, "NextAction", |name| {
+            Some(match name {
+                "__typename" => ActionPart::Typename,
+                "type" => ActionPart::Type,
+                "redirectUrl" => ActionPart::RedirectUrl,
+                _ => return None,
             })
-            .collect::<Option<_>>()?;
+        })?;
         Some(Shown::NextAction(parts))
+    }
+
+    fn metadata(doc: Document<'_>, collected: &Collected<'_>) -> Option<Shown> {
+        let parts = parts_of(doc, collected, "MetadataEntry", |name| {
+            Some(match name {
+                "__typename" => EntryPart::Typename,
+                "key" => EntryPart::Key,
+                "value" => EntryPart::Value,
+                _ => return None,
+            })
+        })?;
+        Some(Shown::Metadata(parts))
     }
 
     /// The columns the field `name` of `Payment` needs read, beyond the listing's: every
@@ -111,6 +149,8 @@ impl Shown {
             "cancellationReason" => PaymentDetail::CancellationReason,
             "source" => PaymentDetail::Source,
             "description" => PaymentDetail::Description,
+            "reference" => PaymentDetail::Reference,
+            "metadata" => PaymentDetail::Metadata,
             "failureCode" => PaymentDetail::FailureCode,
             "failureMessage" => PaymentDetail::FailureMessage,
             "nextAction" => PaymentDetail::NextActionUrl,
@@ -148,6 +188,26 @@ impl Shown {
             Shown::AmountRefundable => Value::from(payment.amount_refundable()),
             Shown::Source => Value::String(payment.source.clone()),
             Shown::Description => text(&payment.description),
+            Shown::Reference => text(&payment.reference),
+            Shown::Metadata(parts) => Value::List(
+                payment
+                    .metadata
+                    .entries()
+                    .iter()
+                    .map(|(key, value)| {
+                        super::listed::object(parts.iter().map(|(name, part)| {
+                            let shown = match part {
+                                EntryPart::Typename => Value::String(
+                                    super::merchant_data::MetadataEntry::type_name().into_owned(),
+                                ),
+                                EntryPart::Key => Value::String(key.clone()),
+                                EntryPart::Value => Value::String(value.clone()),
+                            };
+                            (name.clone(), shown)
+                        }))
+                    })
+                    .collect(),
+            ),
             Shown::FailureCode => text(&payment.failure_code),
             Shown::FailureMessage => text(&payment.failure_message),
             Shown::CreatedAt => DateTime(payment.created_at).to_value(),

@@ -8,11 +8,12 @@ use futures_util::Stream;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::Viewer;
+use super::events::{EventEdge, EventFilterInput};
 use super::objects::Payment;
 use crate::domain::ids::PaymentId;
 use crate::domain::time::Timestamp;
 use crate::error::ApiError;
-use crate::service::accounts::Keys;
+use crate::service::accounts::{Caller, Keys};
 use crate::service::payments::PaymentService;
 
 /// How often an open subscription checks that its key (or its token's minting key) is still
@@ -30,47 +31,24 @@ impl Subscription {
         ctx: &Context<'_>,
         id: Option<ID>,
     ) -> Result<impl Stream<Item = Result<Payment>> + use<>> {
-        let caller = ctx.data::<Viewer>()?.caller.clone();
-        let keys = ctx.data::<Keys>()?.clone();
-        let viewer = caller.account_id.clone();
-        // A client token's subscription ends when the token expires.
-        let expires_in = caller.expires_at.map(|at| {
-            std::time::Duration::from_micros(
-                u64::try_from(at.micros() - Timestamp::now().micros()).unwrap_or(0),
-            )
-        });
-        let deadline = tokio::time::Instant::now()
-            + expires_in.unwrap_or(std::time::Duration::from_secs(100 * 365 * 86_400));
+        let viewer = ctx.data::<Viewer>()?.account_id.clone();
         let id = id
             .map(|id| PaymentId::parse(&id))
             .transpose()
             .map_err(|not| ApiError::bad_input("id", not.to_string()))?;
-        let slot = ctx.data::<Arc<SubscriptionSlots>>()?.acquire(&viewer)?;
+        let held = Held::new(ctx, ctx.data::<Arc<SubscriptionSlots>>()?)?;
         let only = id.map(|id| id.to_string());
         let receiver = ctx.data::<PaymentService>()?.feed().subscribe();
-        let mut key_check = tokio::time::interval(KEY_CHECK_INTERVAL);
-        key_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         Ok(futures_util::stream::unfold(
-            Some((receiver, slot, key_check)),
+            Some((receiver, held)),
             move |state| {
                 let (viewer, only) = (viewer.clone(), only.clone());
-                let (keys, caller) = (keys.clone(), caller.clone());
                 async move {
-                    let (mut receiver, slot, mut key_check) = state?;
+                    let (mut receiver, mut held) = state?;
                     loop {
                         let received = tokio::select! {
                             received = receiver.recv() => received,
-                            () = tokio::time::sleep_until(deadline) => {
-                                return Some((Err(ApiError::Unauthenticated.into()), None));
-                            }
-                            _ = key_check.tick() => {
-                                // A database that cannot answer is not a revocation: the next
-                                // tick asks again.
-                                if let Ok(false) = keys.still_live(&caller).await {
-                                    return Some((Err(ApiError::Unauthenticated.into()), None));
-                                }
-                                continue;
-                            }
+                            ended = held.ended() => return Some((Err(ended.into()), None)),
                         };
                         match received {
                             Ok(entry)
@@ -78,7 +56,7 @@ impl Subscription {
                                     && only.as_ref().is_none_or(|id| *id == entry.payment.id) =>
                             {
                                 let payment = Payment::as_changed(entry.payment.clone());
-                                return Some((Ok(payment), Some((receiver, slot, key_check))));
+                                return Some((Ok(payment), Some((receiver, held))));
                             }
                             Ok(_) => {}
                             Err(RecvError::Lagged(missed)) => {
@@ -93,6 +71,71 @@ impl Subscription {
                 }
             },
         ))
+    }
+
+    /// The viewer's events (as `Query.events` lists them), from the one after `after` (the
+    /// cursor of the last event the client saw, from this subscription or from
+    /// `Query.events`, with the same filter), then each one as it happens: nothing missed,
+    /// nothing repeated. Without `after`, from now on. A cursor older than the event log's
+    /// retention gets `CURSOR_EXPIRED`.
+    async fn events(
+        &self,
+        ctx: &Context<'_>,
+        after: Option<String>,
+        filter: Option<EventFilterInput>,
+    ) -> Result<impl Stream<Item = Result<EventEdge>> + use<>> {
+        super::event_tail::events(ctx, after, filter).await
+    }
+}
+
+/// What keeps a subscription open: a slot among its account's, and a credential that is
+/// still good (a client token ends its subscriptions when it expires, a revoked key within
+/// about a second and a half).
+pub(super) struct Held {
+    _slot: Slot,
+    deadline: tokio::time::Instant,
+    key_check: tokio::time::Interval,
+    keys: Keys,
+    caller: Caller,
+}
+
+impl Held {
+    pub(super) fn new(ctx: &Context<'_>, slots: &Arc<SubscriptionSlots>) -> Result<Self> {
+        let caller = ctx.data::<Viewer>()?.caller.clone();
+        let keys = ctx.data::<Keys>()?.clone();
+        let expires_in = caller.expires_at.map(|at| {
+            std::time::Duration::from_micros(
+                u64::try_from(at.micros() - Timestamp::now().micros()).unwrap_or(0),
+            )
+        });
+        let deadline = tokio::time::Instant::now()
+            + expires_in.unwrap_or(std::time::Duration::from_secs(100 * 365 * 86_400));
+        let slot = slots.acquire(&caller.account_id)?;
+        let mut key_check = tokio::time::interval(KEY_CHECK_INTERVAL);
+        key_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        Ok(Held {
+            _slot: slot,
+            deadline,
+            key_check,
+            keys,
+            caller,
+        })
+    }
+
+    /// Waits until the credential is no longer good, and says so.
+    pub(super) async fn ended(&mut self) -> ApiError {
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep_until(self.deadline) => return ApiError::Unauthenticated,
+                _ = self.key_check.tick() => {
+                    // A database that cannot answer is not a revocation: the next tick asks
+                    // again.
+                    if let Ok(false) = self.keys.still_live(&self.caller).await {
+                        return ApiError::Unauthenticated;
+                    }
+                }
+            }
+        }
     }
 }
 

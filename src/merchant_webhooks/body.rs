@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 use crate::domain::feed::FeedEntry;
 use crate::domain::payment::{Payment, PaymentEvent, Refund};
 
-/// The JSON body sent for `entry` on every attempt. `refunds` and `events` are the payment's
+/// The JSON body sent for `entry` on every attempt; a refund's event also carries the refund
+/// as the change left it (`data.refund`). `refunds` and `events` are the payment's
 /// (oldest first); those made after the change are left out.
 pub fn body(entry: &FeedEntry, refunds: &[Refund], events: &[PaymentEvent]) -> String {
     let at = entry.event.created_at;
@@ -20,11 +21,15 @@ pub fn body(entry: &FeedEntry, refunds: &[Refund], events: &[PaymentEvent]) -> S
         .filter(|e| e.payment_id == entry.payment.id && e.created_at <= at)
         .map(event)
         .collect();
+    let mut data = json!({"payment": payment(&entry.payment, refunds, events)});
+    if let Some(changed) = &entry.refund {
+        data["refund"] = refund(changed);
+    }
     json!({
         "id": entry.event.id,
         "type": entry.event_type(),
         "createdAt": at.to_rfc3339(),
-        "data": {"payment": payment(&entry.payment, refunds, events)},
+        "data": data,
     })
     .to_string()
 }
@@ -39,6 +44,8 @@ fn payment(p: &Payment, refunds: Vec<Value>, events: Vec<Value>) -> Value {
         "amountRefundable": p.amount_refundable(),
         "source": p.source,
         "description": p.description,
+        "reference": p.reference,
+        "metadata": p.metadata.to_api_json(),
         "failureCode": p.failure_code,
         "failureMessage": p.failure_message,
         "createdAt": p.created_at.to_rfc3339(),

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::domain::ids::{IdKind, NotAnId, WebhookDeliveryId, WebhookEndpointId, new_id};
 use crate::domain::paging::PageSize;
+use crate::domain::payment::event_type;
 use crate::domain::status::PaymentStatus;
 use crate::domain::time::Timestamp;
 use crate::domain::webhook_endpoint::{WebhookAttempt, WebhookDelivery, WebhookEndpoint};
@@ -35,6 +36,7 @@ pub struct NewEndpoint {
     pub url: String,
     pub description: Option<String>,
     pub statuses: Vec<PaymentStatus>,
+    pub event_types: Vec<String>,
 }
 
 /// Changes to an endpoint; `None` leaves a field as it is.
@@ -43,6 +45,7 @@ pub struct EndpointChanges {
     pub url: Option<String>,
     pub description: Option<String>,
     pub statuses: Option<Vec<PaymentStatus>>,
+    pub event_types: Option<Vec<String>>,
     pub enabled: Option<bool>,
 }
 
@@ -85,6 +88,7 @@ impl WebhookEndpoints {
                 ),
             ));
         }
+        let event_types = event_types(new.event_types)?;
         // Read before the insert: whatever commits after the endpoint lies beyond it.
         let feed_from = feed::head(&self.db).await?;
         let now = Timestamp::now();
@@ -94,6 +98,7 @@ impl WebhookEndpoints {
             url,
             description: new.description,
             statuses: dedup(new.statuses),
+            event_types,
             secret: Secret::generate().as_str().to_string(),
             enabled: true,
             disabled_reason: None,
@@ -120,6 +125,7 @@ impl WebhookEndpoints {
         if let Some(description) = &changes.description {
             check_free_text("input.description", Some(description), MAX_DESCRIPTION_LEN)?;
         }
+        let types = changes.event_types.clone().map(event_types).transpose()?;
         // Version-checked, so a change made meanwhile (the gateway disabling it after a failed
         // schedule, another edit) is never written over: read again and apply again.
         let mut retries = StaleRetries::default();
@@ -133,6 +139,9 @@ impl WebhookEndpoints {
             }
             if let Some(statuses) = &changes.statuses {
                 endpoint.statuses = dedup(statuses.clone());
+            }
+            if let Some(types) = &types {
+                endpoint.event_types = types.clone();
             }
             match changes.enabled {
                 Some(true) => {
@@ -247,6 +256,24 @@ impl WebhookEndpoints {
             Err(problem) => Err(ServiceError::bad_input(field, problem.to_string())),
         }
     }
+}
+
+/// Event types as a client sends them: each one the gateway writes, each kept once.
+fn event_types(types: Vec<String>) -> Result<Vec<String>, ServiceError> {
+    let known = event_type::all();
+    let mut kept: Vec<String> = Vec::with_capacity(types.len());
+    for (index, wanted) in types.into_iter().enumerate() {
+        if !known.contains(&wanted) {
+            return Err(ServiceError::bad_input(
+                &format!("input.eventTypes[{index}]"),
+                format!("not an event type; they are {}", known.join(", ")),
+            ));
+        }
+        if !kept.contains(&wanted) {
+            kept.push(wanted);
+        }
+    }
+    Ok(kept)
 }
 
 fn dedup(mut statuses: Vec<PaymentStatus>) -> Vec<PaymentStatus> {

@@ -29,7 +29,7 @@ use crate::domain::time::Timestamp;
 
 const READ_PG: &str = "\
 SELECT txid, position, id, payment_id, account_id, from_status, to_status, reason, created_at,
-    snapshot
+    snapshot, event_type, refund_id, refund_snapshot
 FROM payment_events
 WHERE (txid, position) > ($1, $2)
     AND txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
@@ -38,7 +38,7 @@ LIMIT $3";
 
 const READ_SQLITE: &str = "\
 SELECT 0 AS txid, rowid AS position, id, payment_id, account_id, from_status, to_status, reason,
-    created_at, snapshot
+    created_at, snapshot, event_type, refund_id, refund_snapshot
 FROM payment_events
 WHERE rowid > ?
 ORDER BY rowid
@@ -132,6 +132,20 @@ pub async fn read_after(db: &Db, after: FeedPosition, limit: u32) -> Result<Batc
 /// (deleted by an operator) is passed over with a warning rather than holding up every
 /// reader behind it.
 async fn entry(db: &Db, row: &QueryResult) -> Result<Option<FeedEntry>, DbError> {
+    let at = FeedPosition {
+        txid: row.try_get("", "txid")?,
+        position: row.try_get("", "position")?,
+    };
+    entry_at(db, row, at).await
+}
+
+/// The event of a row of `payment_events` (with its `snapshot`, `event_type`, `refund_id` and
+/// `refund_snapshot`), at `at` in the log.
+pub(crate) async fn entry_at(
+    db: &Db,
+    row: &QueryResult,
+    at: FeedPosition,
+) -> Result<Option<FeedEntry>, DbError> {
     let status = |text: String| {
         PaymentStatus::parse(&text).ok_or_else(|| DbError::unreadable("payment status", &text))
     };
@@ -144,7 +158,14 @@ async fn entry(db: &Db, row: &QueryResult) -> Result<Option<FeedEntry>, DbError>
         to_status: status(row.try_get("", "to_status")?)?,
         reason: row.try_get("", "reason")?,
         created_at: Timestamp::from_micros(row.try_get("", "created_at")?),
+        event_type: row.try_get("", "event_type")?,
+        refund_id: row.try_get("", "refund_id")?,
     };
+    let refund_snapshot: Option<String> = row.try_get("", "refund_snapshot")?;
+    let refund = refund_snapshot
+        .as_deref()
+        .map(rows::refund_from_snapshot)
+        .transpose()?;
     let snapshot: Option<String> = row.try_get("", "snapshot")?;
     let payment = match snapshot.as_deref().map(rows::from_snapshot) {
         Some(Ok(payment)) => payment,
@@ -162,12 +183,10 @@ async fn entry(db: &Db, row: &QueryResult) -> Result<Option<FeedEntry>, DbError>
         }
     };
     Ok(Some(FeedEntry {
-        at: FeedPosition {
-            txid: row.try_get("", "txid")?,
-            position: row.try_get("", "position")?,
-        },
+        at,
         event,
         payment,
+        refund,
     }))
 }
 

@@ -27,11 +27,13 @@ pub enum PaymentDetail {
     CancellationReason,
     NextActionUrl,
     ReturnUrl,
+    Reference,
+    Metadata,
 }
 
 /// Every column, in the order a statement selects them: the listing's first, then each
 /// [`PaymentDetail`] in its order.
-const ALL_COLUMNS: [payments::Column; 23] = [
+const ALL_COLUMNS: [payments::Column; 25] = [
     payments::Column::Id,
     payments::Column::Amount,
     payments::Column::Currency,
@@ -55,6 +57,8 @@ const ALL_COLUMNS: [payments::Column; 23] = [
     payments::Column::CancellationReason,
     payments::Column::NextActionUrl,
     payments::Column::ReturnUrl,
+    payments::Column::Reference,
+    payments::Column::Metadata,
 ];
 
 /// How many of [`ALL_COLUMNS`], from the first, every read takes: its id, money (what was
@@ -171,6 +175,8 @@ where
         cancellation_reason: None,
         next_action_url: None,
         return_url: None,
+        reference: None,
+        metadata: None,
     };
     let mut index = LISTING_COLUMNS;
     for (column, name) in ALL_COLUMNS.iter().enumerate().skip(LISTING_COLUMNS) {
@@ -196,6 +202,8 @@ where
             }
             payments::Column::NextActionUrl => m.next_action_url = read(row, index, column)?,
             payments::Column::ReturnUrl => m.return_url = read(row, index, column)?,
+            payments::Column::Reference => m.reference = read(row, index, column)?,
+            payments::Column::Metadata => m.metadata = read(row, index, column)?,
             other => {
                 let name = sea_orm::IdenStatic::as_str(other);
                 return Err(DbError::Other(format!("payments.{name} read twice")));
@@ -249,6 +257,8 @@ mod tests {
                 payments::Column::NextActionUrl,
             ),
             (PaymentDetail::ReturnUrl, payments::Column::ReturnUrl),
+            (PaymentDetail::Reference, payments::Column::Reference),
+            (PaymentDetail::Metadata, payments::Column::Metadata),
         ];
         let mut every = PaymentColumns::LISTING;
         for (detail, column) in details {

@@ -124,6 +124,15 @@ fn filtered(account_id: &str, filter: &PaymentFilter) -> Select<payments::Entity
     if let Some(max) = filter.amount_max {
         query = query.filter(payments::Column::Amount.lte(max));
     }
+    if let Some(reference) = &filter.reference {
+        query = query.filter(payments::Column::Reference.eq(reference));
+    }
+    for (key, value) in filter.metadata.entries() {
+        query = query.filter(
+            payments::Column::Id
+                .in_subquery(super::merchant_data::payments_with(account_id, key, value)),
+        );
+    }
     query
 }
 
@@ -162,8 +171,12 @@ pub fn counted_by_status(filter: &PaymentFilter) -> bool {
         created_before,
         amount_min,
         amount_max,
+        reference,
+        metadata,
     } = filter;
-    currency.is_none()
+    reference.is_none()
+        && metadata.is_empty()
+        && currency.is_none()
         && created_after.is_none()
         && created_before.is_none()
         && amount_min.is_none()

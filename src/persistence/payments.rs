@@ -10,7 +10,9 @@ use super::{Db, DbError, rows};
 use crate::domain::capture::CaptureMethod;
 use crate::domain::currency::Currency;
 use crate::domain::ids::{IdKind, new_id};
+use crate::domain::merchant_data::Metadata;
 use crate::domain::money::MinorUnits;
+use crate::domain::payment::event_type;
 use crate::domain::status::PaymentStatus;
 use crate::domain::time::Timestamp;
 
@@ -80,6 +82,8 @@ pub async fn events_of(
         payment_events::Entity::find()
             .filter(payment_events::Column::AccountId.eq(account_id))
             .filter(payment_events::Column::PaymentId.is_in(payment_ids.iter().cloned()))
+            .filter(payment_events::Column::RefundId.is_null())
+            .filter(payment_events::Column::EventType.ne(event_type::PAYMENT_UPDATED))
             .order_by_asc(payment_events::Column::CreatedAt)
             .order_by_asc(payment_events::Column::Id)
             .all(db.conn())
@@ -95,6 +99,8 @@ pub struct NewPayment {
     pub currency: Currency,
     pub source: String,
     pub description: Option<String>,
+    pub reference: Option<String>,
+    pub metadata: Metadata,
     pub status: PaymentStatus,
     pub capture_method: CaptureMethod,
     /// Where the customer is sent back to after a customer action.
@@ -119,6 +125,8 @@ impl NewPayment {
             to_status: self.status,
             reason: Some(CREATED_REASON.to_string()),
             created_at: at,
+            event_type: event_type::of_payment(self.status),
+            refund_id: None,
         };
         let payment = Payment {
             processor_key: id.clone(),
@@ -138,6 +146,8 @@ impl NewPayment {
             return_url: self.return_url.clone(),
             source: self.source.clone(),
             description: self.description.clone(),
+            reference: self.reference.clone(),
+            metadata: self.metadata.clone(),
             failure_code: None,
             failure_message: None,
             processor_ref: None,
@@ -148,12 +158,13 @@ impl NewPayment {
         (payment, event)
     }
 
-    fn rows(&self) -> (payments::ActiveModel, payment_events::ActiveModel) {
+    fn rows(&self) -> (Payment, payments::ActiveModel, payment_events::ActiveModel) {
         let (payment, event) = self.values();
-        (
+        let rows = (
             rows::payment_row(&payment).into_active_model().reset_all(),
             rows::event_row(&event, &payment),
-        )
+        );
+        (payment, rows.0, rows.1)
     }
 }
 
@@ -162,9 +173,10 @@ pub(crate) async fn insert_in(
     txn: &DatabaseTransaction,
     new: &NewPayment,
 ) -> Result<Payment, DbError> {
-    let (payment, event) = new.rows();
-    let payment = rows::payment(payment.insert(txn).await?)?;
+    let (payment, row, event) = new.rows();
+    row.insert(txn).await?;
     event.insert(txn).await?;
+    super::merchant_data::insert(txn, &[&payment]).await?;
     Ok(payment)
 }
 
@@ -242,7 +254,15 @@ pub async fn insert_many(db: &Db, new: Vec<NewPayment>) -> Result<Vec<String>, D
     let mut ids = Vec::with_capacity(new.len());
     for chunk in new.chunks(500) {
         let txn = db.begin_write().await?;
-        let (rows, events): (Vec<_>, Vec<_>) = chunk.iter().map(NewPayment::rows).unzip();
+        let mut payments = Vec::with_capacity(chunk.len());
+        let (rows, events): (Vec<_>, Vec<_>) = chunk
+            .iter()
+            .map(|new| {
+                let (payment, row, event) = new.rows();
+                payments.push(payment);
+                (row, event)
+            })
+            .unzip();
         ids.extend(rows.iter().filter_map(|row| match &row.id {
             sea_orm::ActiveValue::Set(id) => Some(id.clone()),
             _ => None,
@@ -253,6 +273,8 @@ pub async fn insert_many(db: &Db, new: Vec<NewPayment>) -> Result<Vec<String>, D
         payment_events::Entity::insert_many(events)
             .exec_without_returning(&txn)
             .await?;
+        let payments: Vec<&Payment> = payments.iter().collect();
+        super::merchant_data::insert(&txn, &payments).await?;
         txn.commit().await?;
     }
     Ok(ids)

@@ -9,6 +9,7 @@ use crate::domain::account::{Account, ApiKey};
 use crate::domain::capture::{CancellationReason, CaptureMethod};
 use crate::domain::currency::Currency;
 use crate::domain::idempotency::{IdempotencyRecord, KeyState};
+use crate::domain::merchant_data::Metadata;
 use crate::domain::money::MinorUnits;
 use crate::domain::payment::{Payment, PaymentEvent, Refund};
 use crate::domain::status::{PaymentStatus, RefundStatus};
@@ -29,7 +30,12 @@ fn amount(value: i64) -> Result<MinorUnits, DbError> {
 // payments
 
 pub(crate) fn payment(row: payments::Model) -> Result<Payment, DbError> {
+    // The metadata is a merchant's text: it is not quoted in the error.
+    let metadata = Metadata::from_json(row.metadata.as_deref())
+        .ok_or_else(|| DbError::unreadable("payment metadata", "(not shown)"))?;
     Ok(Payment {
+        reference: row.reference,
+        metadata,
         amount: amount(row.amount)?,
         currency: currency(&row.currency)?,
         status: payment_status(&row.status)?,
@@ -86,6 +92,8 @@ pub(crate) fn payment_row(p: &Payment) -> payments::Model {
         return_url: p.return_url.clone(),
         source: p.source.clone(),
         description: p.description.clone(),
+        reference: p.reference.clone(),
+        metadata: p.metadata.to_json(),
         failure_code: p.failure_code.clone(),
         failure_message: p.failure_message.clone(),
         processor_key: p.processor_key.clone(),
@@ -150,7 +158,21 @@ pub(crate) fn event(row: payment_events::Model) -> Result<PaymentEvent, DbError>
         account_id: row.account_id,
         reason: row.reason,
         created_at: Timestamp::from_micros(row.created_at),
+        event_type: row.event_type,
+        refund_id: row.refund_id,
     })
+}
+
+/// `refund` as an event stores it: its row as JSON.
+pub(crate) fn refund_snapshot(refund: &Refund) -> String {
+    serde_json::to_string(&refund_row(refund)).unwrap_or_default()
+}
+
+/// The refund a refund event's snapshot holds.
+pub(crate) fn refund_from_snapshot(text: &str) -> Result<Refund, DbError> {
+    let row: refunds::Model = serde_json::from_str(text)
+        .map_err(|e| DbError::Other(format!("unreadable stored refund snapshot: {e}")))?;
+    refund(row)
 }
 
 /// `payment` as an event stores it: its row as JSON.
@@ -181,7 +203,22 @@ pub(crate) fn event_row(e: &PaymentEvent, payment: &Payment) -> payment_events::
         to_status: Set(e.to_status.as_str().to_string()),
         reason: Set(e.reason.clone()),
         created_at: Set(e.created_at.micros()),
+        event_type: Set(e.event_type.clone()),
+        refund_id: Set(e.refund_id.clone()),
+        refund_snapshot: Set(None),
+        txid: sea_orm::ActiveValue::NotSet,
     }
+}
+
+/// The row of refund event `e`: `payment` and `refund` as the change left them.
+pub(crate) fn refund_event_row(
+    e: &PaymentEvent,
+    payment: &Payment,
+    refund: &Refund,
+) -> payment_events::ActiveModel {
+    let mut row = event_row(e, payment);
+    row.refund_snapshot = Set(Some(refund_snapshot(refund)));
+    row
 }
 
 // idempotency_keys

@@ -35,6 +35,9 @@ pub struct FeedSettings {
     pub batch: u32,
     /// The shortest time between two nudges this instance sends to the others.
     pub nudge_interval: Duration,
+    /// How long the event log is kept for readers of `Query.events` and
+    /// `Subscription.events`.
+    pub retention: Duration,
 }
 
 impl Default for FeedSettings {
@@ -44,6 +47,7 @@ impl Default for FeedSettings {
             poll_max: Duration::from_millis(500),
             batch: 500,
             nudge_interval: Duration::from_millis(10),
+            retention: Duration::from_secs(30 * 86_400),
         }
     }
 }
@@ -78,6 +82,7 @@ struct Shared {
     nudge_others: Arc<Notify>,
     ready: AtomicBool,
     backend: Backend,
+    retention: Duration,
 }
 
 impl PaymentFeed {
@@ -102,6 +107,7 @@ impl PaymentFeed {
             nudge_others: Arc::new(Notify::new()),
             ready: AtomicBool::new(true),
             backend,
+            retention: settings.retention,
         });
         let reader = Reader {
             db: reader_db,
@@ -152,6 +158,16 @@ impl PaymentFeed {
     /// themselves.
     pub fn changes(&self) -> watch::Receiver<u64> {
         self.shared.changes.subscribe()
+    }
+
+    /// How long the event log is kept for readers.
+    pub fn retention(&self) -> Duration {
+        self.shared.retention
+    }
+
+    /// The backend of the database the log is in.
+    pub fn backend(&self) -> Backend {
+        self.shared.backend
     }
 
     /// Whether the reader's last attempt to read the log succeeded.

@@ -136,6 +136,24 @@ fn operations(payment: &str) -> Vec<(&'static str, &'static str, String)> {
             "paymentUpdated",
             "subscription { paymentUpdated { id } }".into(),
         ),
+        (
+            "subscription",
+            "events",
+            "subscription { events { cursor } }".into(),
+        ),
+        (
+            "query",
+            "events",
+            "{ events(first: 1) { nodes { id } } }".into(),
+        ),
+        (
+            "mutation",
+            "updatePayment",
+            format!(
+                "mutation {{ updatePayment(input: {{paymentId: \"{p}\", reference: \"r\"}}) \
+                 {{ payment {{ id }} }} }}"
+            ),
+        ),
     ]
 }
 
@@ -150,6 +168,7 @@ fn allowed_by(scope: &str) -> &'static [&'static str] {
             "nodes",
             "idempotencyRecord",
             "paymentUpdated",
+            "events",
         ],
         "PAYMENTS_WRITE" => &["createPayment", "confirmPayment", "cancelPayment"],
         "REFUNDS_WRITE" => &["refundPayment"],
@@ -250,7 +269,7 @@ async fn each_scope_allows_exactly_its_operations(backend: Backend) {
                 );
                 assert_eq!(codes.len(), 1, "nothing else ran: {codes:?}");
             }
-            outcomes.insert((scope, *field), allowed);
+            outcomes.insert((scope, *kind, *field), allowed);
         }
     }
     // And a secret key may use every field.

@@ -122,6 +122,8 @@ async fn a_change_that_commits_late_is_not_passed_over_postgres() {
             currency: Currency::parse("USD").unwrap(),
             source: "tok_visa".into(),
             description: None,
+            reference: None,
+            metadata: Default::default(),
             status: PaymentStatus::Failed,
             capture_method: Default::default(),
             return_url: None,
@@ -261,7 +263,12 @@ async fn subscribers_hear_every_change_across_a_restart_of_postgresql_postgres()
 
 /// Creates a payment, retrying with the same idempotency key while the gateway's pool is
 /// still reconnecting to a database that has just come back.
-async fn create_once_reachable(app: &TestApp, key: &str, idem: &str, input: Value) -> String {
+pub(crate) async fn create_once_reachable(
+    app: &TestApp,
+    key: &str,
+    idem: &str,
+    input: Value,
+) -> String {
     for _ in 0..100 {
         let (_, body) = app
             .post(

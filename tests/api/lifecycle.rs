@@ -485,6 +485,8 @@ async fn reconciliation_expires_and_resolves_stuck_payments(backend: Backend) {
             currency: graphpay::domain::currency::Currency::parse("USD").expect("a currency"),
             source: "tok_visa".into(),
             description: None,
+            reference: None,
+            metadata: Default::default(),
             status: PaymentStatus::Processing,
             capture_method: Default::default(),
             return_url: None,

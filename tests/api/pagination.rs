@@ -37,6 +37,8 @@ async fn seed(app: &TestApp, account_id: &str, count: usize) -> Vec<Row> {
             .expect("a currency"),
             source: "tok_visa".to_string(),
             description: None,
+            reference: None,
+            metadata: Default::default(),
             status: statuses[i % statuses.len()],
             capture_method: Default::default(),
             return_url: None,

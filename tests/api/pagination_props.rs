@@ -72,6 +72,8 @@ async fn check(app: &TestApp, case: Case) {
                 .expect("a currency"),
             source: "tok_visa".to_string(),
             description: None,
+            reference: None,
+            metadata: Default::default(),
             status: STATUSES[s],
             capture_method: Default::default(),
             return_url: None,

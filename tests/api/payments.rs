@@ -313,6 +313,8 @@ async fn an_abandoned_claim_is_taken_over_after_the_lock_timeout(backend: Backen
             currency: graphpay::domain::currency::Currency::parse("USD").expect("a currency"),
             source: "tok_visa".into(),
             description: None,
+            reference: None,
+            metadata: Default::default(),
             status: graphpay::domain::status::PaymentStatus::Processing,
             capture_method: Default::default(),
             return_url: None,

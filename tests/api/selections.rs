@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::helpers::{TestApp, create, on_both_backends, refund};
 
 /// Every scalar field of `Payment`.
-const SCALARS: [&str; 18] = [
+const SCALARS: [&str; 19] = [
     "__typename",
     "id",
     "amount",
@@ -25,6 +25,7 @@ const SCALARS: [&str; 18] = [
     "amountRefundable",
     "source",
     "description",
+    "reference",
     "failureCode",
     "failureMessage",
     "createdAt",
@@ -83,10 +84,15 @@ impl Sweep {
                     };
                     format!("{alias}{field}{}", self.kept())
                 }
-                3 => {
+                3 if self.below(2) == 0 => {
                     let parts = ["type", "redirectUrl", "__typename"];
                     let part = parts[self.below(3)];
                     format!("nextAction{} {{ {part} }}", self.kept())
+                }
+                3 => {
+                    let parts = ["key", "value", "__typename", "value key"];
+                    let part = parts[self.below(4)];
+                    format!("metadata{} {{ {part} }}", self.kept())
                 }
                 // A field given twice: the same key, merged.
                 4 => {
@@ -191,7 +197,8 @@ on_both_backends! {
         // Payments in each state a row can show: described, declined, authorized, waiting
         // for the customer, canceled with a reason, refunded in part.
         let inputs = [
-            json!({"amount": 1200, "currency": "EUR", "source": "tok_mastercard", "description": "a gift"}),
+            json!({"amount": 1200, "currency": "EUR", "source": "tok_mastercard", "description": "a gift",
+                "reference": "order 8812", "metadata": [{"key": "order", "value": "8812"}, {"key": "cart", "value": "c-1"}]}),
             json!({"amount": 700, "currency": "USD", "source": "tok_chargeDeclined"}),
             json!({"amount": 900, "currency": "USD", "source": "tok_visa", "captureMethod": "MANUAL"}),
             json!({"amount": 300, "currency": "JPY", "source": "tok_threeDSecure", "returnUrl": "https://shop.example/back"}),
@@ -213,13 +220,15 @@ on_both_backends! {
             .await;
         assert_eq!(canceled["cancelPayment"]["payment"]["status"], "CANCELED", "{canceled}");
         let everything = format!(
-            "{{ payments(first: 10) {{ nodes {{ {} nextAction {{ type redirectUrl }} }} }} }}",
+            "{{ payments(first: 10) {{ nodes {{ {} nextAction {{ type redirectUrl }} metadata {{ key value }} }} }} }}",
             SCALARS.join(" ")
         );
         let shown: Value = app.query(&key, &everything, json!({})).await;
         let nodes = shown["payments"]["nodes"].as_array().expect("nodes").clone();
         for (field, value) in [
             ("description", json!("a gift")),
+            ("reference", json!("order 8812")),
+            ("metadata", json!([{"key": "cart", "value": "c-1"}, {"key": "order", "value": "8812"}])),
             ("failureCode", json!("card_declined")),
             ("status", json!("REQUIRES_CAPTURE")),
             ("status", json!("REQUIRES_ACTION")),

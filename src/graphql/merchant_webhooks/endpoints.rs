@@ -31,9 +31,16 @@ impl WebhookEndpoint {
     async fn description(&self) -> Option<&str> {
         self.0.description.as_deref()
     }
-    /// The payment statuses whose events it is sent; empty: all of them.
+    /// The payment statuses whose status changes it is sent; empty: all of them.
+    #[graphql(deprecation = "Use eventTypes.")]
     async fn statuses(&self) -> Vec<PaymentStatus> {
         self.0.statuses.iter().map(|s| (*s).into()).collect()
+    }
+
+    /// The event types it is sent; empty: every type (or the status changes `statuses`
+    /// selects).
+    async fn event_types(&self) -> &[String] {
+        &self.0.event_types
     }
     /// False when the merchant disabled it, or when every delivery failed for the whole
     /// retry schedule; `disabledReason` says which.

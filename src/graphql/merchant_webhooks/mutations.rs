@@ -18,8 +18,12 @@ pub struct CreateWebhookEndpointInput {
     /// `https` (or `http`) URL that must resolve to public addresses.
     pub url: String,
     pub description: Option<String>,
-    /// The payment statuses whose events to send; empty or null: all of them.
+    /// The payment statuses whose status changes to send; empty or null: all of them.
+    #[graphql(deprecation = "Use eventTypes.")]
     pub statuses: Option<Vec<PaymentStatus>>,
+    /// The event types to send (`payment.succeeded`, `payment.updated`, `refund.created`,
+    /// ...); empty or null: every type (or the status changes `statuses` selects).
+    pub event_types: Option<Vec<String>>,
 }
 
 #[derive(InputObject, Clone, Debug)]
@@ -27,7 +31,10 @@ pub struct UpdateWebhookEndpointInput {
     pub id: ID,
     pub url: Option<String>,
     pub description: Option<String>,
+    #[graphql(deprecation = "Use eventTypes.")]
     pub statuses: Option<Vec<PaymentStatus>>,
+    /// Replaces the event types it is sent; an empty list: every type.
+    pub event_types: Option<Vec<String>>,
     /// Enabling an endpoint clears its `disabledReason`.
     pub enabled: Option<bool>,
 }
@@ -69,6 +76,7 @@ pub async fn create(
         url: input.url,
         description: input.description,
         statuses: statuses(input.statuses),
+        event_types: input.event_types.unwrap_or_default(),
     };
     let endpoint = service(ctx)?
         .create(viewer(ctx)?, new)
@@ -88,6 +96,7 @@ pub async fn update(
         url: input.url,
         description: input.description,
         statuses: input.statuses.map(|s| statuses(Some(s))),
+        event_types: input.event_types,
         enabled: input.enabled,
     };
     let endpoint = service(ctx)?

@@ -151,7 +151,7 @@ async fn deliveries_for(db: &Db, entries: &[FeedEntry]) -> Result<Vec<NewDeliver
                 .iter()
                 .filter(|ep| {
                     ep.account_id == entry.event.account_id
-                        && ep.wants(entry.event.to_status, entry.at)
+                        && ep.wants(entry.event_type(), entry.event.to_status, entry.at)
                 })
                 .map(|ep| ep.id.as_str())
                 .collect();
@@ -178,7 +178,7 @@ async fn deliveries_for(db: &Db, entries: &[FeedEntry]) -> Result<Vec<NewDeliver
                 endpoint_id: endpoint_id.to_string(),
                 account_id: entry.event.account_id.clone(),
                 event_id: entry.event.id.clone(),
-                event_type: entry.event_type(),
+                event_type: entry.event_type().to_string(),
                 payment_id: entry.payment.id.clone(),
                 payment_version: entry.payment.version,
                 body: text.clone(),

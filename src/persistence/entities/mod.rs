@@ -5,6 +5,7 @@ pub mod api_keys;
 pub mod feed_cursors;
 pub mod idempotency_keys;
 pub mod payment_events;
+pub mod payment_metadata;
 pub mod payments;
 pub mod processor_events;
 pub mod refunds;

@@ -16,6 +16,14 @@ pub struct Model {
     /// The payment as this change left it (its row as JSON); absent on events older than
     /// the change feed.
     pub snapshot: Option<String>,
+    /// `payment.<status>`, `payment.updated` or `refund.<status>`.
+    pub event_type: String,
+    /// For a refund's event: the refund, and the refund as the change left it (JSON).
+    pub refund_id: Option<String>,
+    pub refund_snapshot: Option<String>,
+    /// The writing transaction's id on PostgreSQL, the row id on SQLite: with `id`, the
+    /// event's place in the log (see `persistence::feed`). Set by the database.
+    pub txid: i64,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

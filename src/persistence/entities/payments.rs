@@ -31,6 +31,12 @@ pub struct Model {
     pub return_url: Option<String>,
     pub source: String,
     pub description: Option<String>,
+    /// The merchant's reference (an order number, say).
+    #[serde(default)]
+    pub reference: Option<String>,
+    /// The merchant's metadata as a JSON object in key order; null when there is none.
+    #[serde(default)]
+    pub metadata: Option<String>,
     pub failure_code: Option<String>,
     pub failure_message: Option<String>,
     /// The idempotency key this payment is charged with at the processor, on every attempt.

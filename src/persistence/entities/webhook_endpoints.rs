@@ -12,6 +12,8 @@ pub struct Model {
     pub description: Option<String>,
     /// Payment statuses separated by commas; empty: all.
     pub statuses: String,
+    /// Event types separated by commas; empty: all (or those of `statuses`).
+    pub event_types: String,
     pub secret: String,
     pub enabled: bool,
     pub disabled_reason: Option<String>,

@@ -34,7 +34,9 @@ WHERE id IN (
         AND NOT EXISTS (
             SELECT 1 FROM webhook_deliveries p
             WHERE p.endpoint_id = d.endpoint_id AND p.payment_id = d.payment_id
-                AND p.status = 'PENDING' AND p.payment_version < d.payment_version)
+                AND p.status = 'PENDING'
+                AND (p.payment_version < d.payment_version
+                    OR (p.payment_version = d.payment_version AND p.event_id < d.event_id)))
     ORDER BY d.next_attempt_at, d.id
     LIMIT $4
     FOR UPDATE OF d SKIP LOCKED)";
@@ -49,7 +51,9 @@ WHERE id IN (
         AND NOT EXISTS (
             SELECT 1 FROM webhook_deliveries p
             WHERE p.endpoint_id = d.endpoint_id AND p.payment_id = d.payment_id
-                AND p.status = 'PENDING' AND p.payment_version < d.payment_version)
+                AND p.status = 'PENDING'
+                AND (p.payment_version < d.payment_version
+                    OR (p.payment_version = d.payment_version AND p.event_id < d.event_id)))
     ORDER BY d.next_attempt_at, d.id
     LIMIT ?4)";
 
@@ -216,7 +220,9 @@ WHERE d.status = 'PENDING' AND w.enabled
     AND NOT EXISTS (
         SELECT 1 FROM webhook_deliveries p
         WHERE p.endpoint_id = d.endpoint_id AND p.payment_id = d.payment_id
-            AND p.status = 'PENDING' AND p.payment_version < d.payment_version)";
+            AND p.status = 'PENDING'
+                AND (p.payment_version < d.payment_version
+                    OR (p.payment_version = d.payment_version AND p.event_id < d.event_id)))";
 
 /// The earliest time a delivery can next be claimed (its attempt due and its lease, if any,
 /// run out), among those a claim would take: to sleep until then.

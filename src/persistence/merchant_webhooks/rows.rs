@@ -23,6 +23,12 @@ pub(super) fn endpoint(row: webhook_endpoints::Model) -> Result<WebhookEndpoint,
         url: row.url,
         description: row.description,
         statuses,
+        event_types: row
+            .event_types
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect(),
         secret: row.secret,
         enabled: row.enabled,
         disabled_reason: row.disabled_reason,
@@ -49,6 +55,7 @@ pub(super) fn endpoint_row(e: &WebhookEndpoint) -> webhook_endpoints::Model {
             .map(|s| s.as_str())
             .collect::<Vec<_>>()
             .join(","),
+        event_types: e.event_types.join(","),
         secret: e.secret.clone(),
         enabled: e.enabled,
         disabled_reason: e.disabled_reason.clone(),

@@ -82,15 +82,19 @@ WITH claim AS (
 ), payment AS (
     INSERT INTO payments (id, account_id, amount, currency, status, amount_refunded, source,
         description, failure_code, failure_message, processor_key, processor_ref, version,
-        created_at, updated_at, capture_method, return_url)
+        created_at, updated_at, capture_method, return_url, reference, metadata)
     SELECT payment_id, $1, $10, $11, $12, 0, $13, $14, NULL, NULL, $15, NULL, 0, $9, $9,
-        $19, $20
+        $19, $20, $21, $22
     FROM claim
     RETURNING id
 ), event AS (
     INSERT INTO payment_events (id, payment_id, account_id, from_status, to_status, reason,
-        created_at, snapshot)
-    SELECT $16, id, $1, NULL, $12, $17, $9, $18 FROM payment
+        created_at, snapshot, event_type)
+    SELECT $16, id, $1, NULL, $12, $17, $9, $18, $23 FROM payment
+), entries AS (
+    INSERT INTO payment_metadata (account_id, key, value, created_at, payment_id)
+    SELECT $1, entry.key, entry.value, $9, payment.id
+    FROM payment, jsonb_each_text($22::jsonb) AS entry
 )
 SELECT 1 FROM payment";
 
@@ -127,11 +131,14 @@ async fn claim_and_create_in_one_statement(
         payment.source.clone().into(),
         payment.description.clone().into(),
         payment.processor_key.clone().into(),
-        event.id.into(),
+        event.id.clone().into(),
         CREATED_REASON.into(),
         rows::snapshot(&payment).into(),
         payment.capture_method.as_str().into(),
         payment.return_url.clone().into(),
+        payment.reference.clone().into(),
+        payment.metadata.to_json().into(),
+        event.event_type.clone().into(),
     ];
     let statement = Statement::from_sql_and_values(DbBackend::Postgres, CLAIM_AND_CREATE, values);
     let inserted = db.conn().execute_raw(statement).await?.rows_affected() == 1;

@@ -6,6 +6,7 @@ mod captures;
 mod creates;
 mod refunds;
 mod transitions;
+mod updates;
 
 pub use super::idempotency_keys::{Completion, KeyRef, StoredOutcome, complete_key_with};
 pub use captures::{ClaimedCapture, approved, claim_and_capture, set_capture_in_flight};
@@ -14,3 +15,4 @@ pub(crate) use refunds::settle_refund_in;
 pub use refunds::{begin_refund, settle_refund};
 pub(crate) use transitions::transition_in;
 pub use transitions::{Changes, KeyAction, Written, transition};
+pub use updates::{MerchantData, update_merchant_data};

@@ -10,7 +10,7 @@ use super::super::{Db, DbError, rows};
 use super::transitions::{Changes, Written, transition_in};
 use crate::domain::ids::{IdKind, new_id};
 use crate::domain::money::MinorUnits;
-use crate::domain::payment::{Payment, Refund};
+use crate::domain::payment::{Payment, PaymentEvent, Refund, event_type};
 use crate::domain::state_machine::RefundSettlement;
 use crate::domain::status::{PaymentStatus, RefundStatus};
 use crate::domain::time::Timestamp;
@@ -58,6 +58,7 @@ pub async fn begin_refund(
         .reset_all()
         .insert(&txn)
         .await?;
+    insert_refund_event(&txn, &refunding, &refund).await?;
     idempotency_keys::link(
         &txn,
         key.account_id,
@@ -126,7 +127,32 @@ pub(crate) async fn settle_refund_in(
     settled.processor_ref = processor_ref;
     settled.version = refund.version + 1;
     settled.updated_at = now;
+    insert_refund_event(txn, &payment, &settled).await?;
     Ok(Written::Done((payment, settled)))
+}
+
+/// The event of a refund's change (`refund.created`, `refund.succeeded`, `refund.failed`),
+/// with the payment and the refund as it left them.
+async fn insert_refund_event(
+    txn: &DatabaseTransaction,
+    payment: &Payment,
+    refund: &Refund,
+) -> Result<(), DbError> {
+    let event = PaymentEvent {
+        id: new_id(IdKind::PaymentEvent),
+        payment_id: payment.id.clone(),
+        account_id: payment.account_id.clone(),
+        from_status: Some(payment.status),
+        to_status: payment.status,
+        reason: refund.reason.clone(),
+        created_at: refund.updated_at,
+        event_type: event_type::of_refund(refund.status),
+        refund_id: Some(refund.id.clone()),
+    };
+    rows::refund_event_row(&event, payment, refund)
+        .insert(txn)
+        .await?;
+    Ok(())
 }
 
 /// [`settle_refund_in`] in a transaction of its own, completing the refund's key with both

@@ -20,7 +20,7 @@ use super::super::{Backend, Db, DbError, rows};
 use crate::domain::capture::CancellationReason;
 use crate::domain::idempotency::KeyState;
 use crate::domain::ids::{IdKind, new_id};
-use crate::domain::payment::{Payment, PaymentEvent};
+use crate::domain::payment::{Payment, PaymentEvent, event_type};
 use crate::domain::status::PaymentStatus;
 use crate::domain::time::Timestamp;
 
@@ -69,6 +69,8 @@ async fn insert_event(
         to_status: payment.status,
         reason: Some(reason.to_string()),
         created_at: at,
+        event_type: event_type::of_payment(payment.status),
+        refund_id: None,
     };
     rows::event_row(&event, payment).insert(conn).await?;
     Ok(())
@@ -226,6 +228,7 @@ async fn transition_in_one_statement(
             .map(|r| r.as_str().to_string())
             .into(),
         updated.next_action_url.clone().into(),
+        event_type::of_payment(to).into(),
     ];
     let started = KeyState::Started.as_str();
     let key_part = match &key {
@@ -234,7 +237,7 @@ async fn transition_in_one_statement(
             values.extend([k.account_id.into(), k.key.into()]);
             format!(
                 ", linked AS (UPDATE idempotency_keys SET payment_id = $1 \
-                 WHERE account_id = $19 AND key = $20 AND state = '{started}' \
+                 WHERE account_id = $20 AND key = $21 AND state = '{started}' \
                  AND EXISTS (SELECT 1 FROM updated))"
             )
         }
@@ -251,9 +254,9 @@ async fn transition_in_one_statement(
                 KeyState::Done.as_str().into(),
             ]);
             format!(
-                ", completed AS (UPDATE idempotency_keys SET state = $22, payment_id = $1, \
-                 outcome = $21, locked_at = NULL, updated_at = $4 \
-                 WHERE account_id = $19 AND key = $20 AND state = '{started}' \
+                ", completed AS (UPDATE idempotency_keys SET state = $23, payment_id = $1, \
+                 outcome = $22, locked_at = NULL, updated_at = $4 \
+                 WHERE account_id = $20 AND key = $21 AND state = '{started}' \
                  AND EXISTS (SELECT 1 FROM updated))"
             )
         }
@@ -265,8 +268,8 @@ async fn transition_in_one_statement(
          capture_before = $16, cancellation_reason = $17, next_action_url = $18, \
          capture_amount = NULL WHERE id = $1 AND version = $2 RETURNING id), \
          event AS (INSERT INTO payment_events (id, payment_id, account_id, from_status, \
-         to_status, reason, created_at, snapshot) \
-         SELECT $9, id, $10, $11, $3, $12, $4, $13 FROM updated)\
+         to_status, reason, created_at, snapshot, event_type) \
+         SELECT $9, id, $10, $11, $3, $12, $4, $13, $19 FROM updated)\
          {key_part} SELECT 1 FROM updated"
     );
     let statement = Statement::from_sql_and_values(DbBackend::Postgres, sql, values);

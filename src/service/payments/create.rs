@@ -29,6 +29,8 @@ impl PaymentService {
             currency: input.currency,
             source: input.source,
             description: input.description.clone(),
+            reference: input.reference.clone(),
+            metadata: input.metadata.clone(),
             capture_method: input.capture_method,
             return_url: input
                 .return_url

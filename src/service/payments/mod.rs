@@ -9,6 +9,7 @@
 //! | `cancel.rs` | `cancelPayment`, voiding an authorization |
 //! | `capture.rs` | `capturePayment` |
 //! | `refund.rs` | `refundPayment`, and settling a refund |
+//! | `update.rs` | `updatePayment`: the merchant's own data |
 //! | `charge.rs` | charging a PROCESSING payment and settling it (create and confirm) |
 
 mod cancel;
@@ -18,13 +19,16 @@ mod confirm;
 mod create;
 mod refund;
 mod request;
+mod update;
 
 pub use cancel::Cancel;
 pub(crate) use capture::capture_key;
 pub use refund::{MAX_REASON_LEN, RefundInput, RefundResult};
+pub(crate) use request::merchant_data;
 pub use request::{
     CreateOptions, CreatePayment, MAX_DESCRIPTION_LEN, MAX_SOURCE_LEN, PaymentResult,
 };
+pub use update::PaymentUpdate;
 
 use std::time::Duration;
 

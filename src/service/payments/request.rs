@@ -6,6 +6,7 @@ use super::create::CREATE_PAYMENT;
 use crate::domain::capture::CaptureMethod;
 use crate::domain::currency::Currency;
 use crate::domain::idempotency::fingerprint;
+use crate::domain::merchant_data::{self, Metadata};
 use crate::domain::money::MinorUnits;
 use crate::domain::payment::Payment;
 use crate::domain::return_url::ReturnUrl;
@@ -26,6 +27,8 @@ pub struct CreatePayment {
     pub confirm: bool,
     pub capture_method: CaptureMethod,
     pub return_url: Option<ReturnUrl>,
+    pub reference: Option<String>,
+    pub metadata: Metadata,
 }
 
 /// What `createPayment` takes besides the money and its source.
@@ -35,6 +38,9 @@ pub struct CreateOptions {
     pub confirm: bool,
     pub capture_method: CaptureMethod,
     pub return_url: Option<String>,
+    pub reference: Option<String>,
+    /// Entries as given (validated here).
+    pub metadata: Option<Vec<(String, String)>>,
 }
 
 impl CreatePayment {
@@ -49,6 +55,8 @@ impl CreatePayment {
             confirm,
             capture_method,
             return_url,
+            reference,
+            metadata,
         } = options;
         let amount = MinorUnits::parse(amount).map_err(ServiceError::InvalidAmount)?;
         if source.is_empty()
@@ -72,6 +80,7 @@ impl CreatePayment {
             .map(ReturnUrl::parse)
             .transpose()
             .map_err(|message| ServiceError::bad_input("input.returnUrl", message))?;
+        let (reference, metadata) = merchant_data("input", reference, metadata)?;
         Ok(Self {
             amount,
             currency,
@@ -80,11 +89,15 @@ impl CreatePayment {
             confirm,
             capture_method,
             return_url,
+            reference,
+            metadata: metadata.unwrap_or_default(),
         })
     }
 
-    /// The request's fingerprint. The capture method and return URL are in it only when
-    /// given, so the fingerprints of requests that name neither are what they always were.
+    /// The request's fingerprint. The capture method, return URL, reference and metadata are
+    /// in it only when given, so the fingerprints of requests that name none of them are what
+    /// they always were. Metadata is in key order: the order entries were sent in does not
+    /// matter.
     pub(super) fn fingerprint(&self) -> String {
         let mut input = json!({
             "amount": self.amount.get(),
@@ -99,8 +112,34 @@ impl CreatePayment {
         if let Some(url) = &self.return_url {
             input["returnUrl"] = url.as_str().into();
         }
+        if let Some(reference) = &self.reference {
+            input["reference"] = reference.as_str().into();
+        }
+        if !self.metadata.is_empty() {
+            input["metadata"] = self.metadata.to_api_json();
+        }
         fingerprint(CREATE_PAYMENT, &input)
     }
+}
+
+/// Validates a reference and metadata entries given under `input` (`input.reference`,
+/// `input.metadata[2].key`, ...).
+pub(crate) fn merchant_data(
+    input: &str,
+    reference: Option<String>,
+    metadata: Option<Vec<(String, String)>>,
+) -> Result<(Option<String>, Option<Metadata>), ServiceError> {
+    if let Some(reference) = &reference {
+        merchant_data::parse_reference(reference)
+            .map_err(|message| ServiceError::bad_input(&format!("{input}.reference"), message))?;
+    }
+    let metadata = metadata
+        .map(Metadata::parse)
+        .transpose()
+        .map_err(|refused| {
+            ServiceError::bad_input(&format!("{input}.metadata{}", refused.at), refused.message)
+        })?;
+    Ok((reference, metadata))
 }
 
 /// A payment as a money-moving mutation answers it.

@@ -52,6 +52,8 @@ impl Fixture {
             currency: Currency::parse("USD").unwrap(),
             source: "tok_visa".into(),
             description: None,
+            reference: None,
+            metadata: Default::default(),
             status: PaymentStatus::Pending,
             capture_method: Default::default(),
             return_url: None,

@@ -295,6 +295,8 @@ impl TestApp {
                 currency: graphpay::domain::currency::Currency::parse("USD").expect("a currency"),
                 source: "tok_visa".to_string(),
                 description: None,
+                reference: None,
+                metadata: Default::default(),
                 status: PaymentStatus::Succeeded,
                 capture_method: Default::default(),
                 return_url: None,

@@ -34,6 +34,8 @@ pub enum ApiError {
     },
     InvalidCursor(String),
     CursorMismatch,
+    /// A cursor before the oldest data still kept for it (the event log's retention).
+    CursorExpired,
     PageSizeOutOfRange(String),
     InvalidStateTransition {
         from: String,
@@ -77,6 +79,7 @@ impl ApiError {
             ApiError::RequestInProgress { .. } => codes::REQUEST_IN_PROGRESS,
             ApiError::InvalidCursor(_) => codes::INVALID_CURSOR,
             ApiError::CursorMismatch => codes::CURSOR_MISMATCH,
+            ApiError::CursorExpired => codes::CURSOR_EXPIRED,
             ApiError::PageSizeOutOfRange(_) => codes::PAGE_SIZE_OUT_OF_RANGE,
             ApiError::InvalidStateTransition { .. } => codes::INVALID_STATE_TRANSITION,
             ApiError::RefundExceedsAvailable(_) => codes::REFUND_EXCEEDS_AVAILABLE,
@@ -135,6 +138,9 @@ impl ApiError {
             ),
             ApiError::CursorMismatch => "this cursor was issued for a different filter or \
                 order; start again without a cursor"
+                .into(),
+            ApiError::CursorExpired => "this cursor points before the oldest event still kept; \
+                start again without a cursor"
                 .into(),
             ApiError::InvalidStateTransition { from, operation } => {
                 format!("cannot {operation} a payment in status {from}")
@@ -239,29 +245,7 @@ impl From<ApiError> for async_graphql::Error {
 }
 
 /// The contract's error codes.
-pub mod codes {
-    pub const UNAUTHENTICATED: &str = "UNAUTHENTICATED";
-    pub const BAD_USER_INPUT: &str = "BAD_USER_INPUT";
-    pub const INVALID_AMOUNT: &str = "INVALID_AMOUNT";
-    pub const INVALID_CURRENCY: &str = "INVALID_CURRENCY";
-    pub const INVALID_IDEMPOTENCY_KEY: &str = "INVALID_IDEMPOTENCY_KEY";
-    pub const IDEMPOTENCY_KEY_REUSED: &str = "IDEMPOTENCY_KEY_REUSED";
-    pub const REQUEST_IN_PROGRESS: &str = "REQUEST_IN_PROGRESS";
-    pub const INVALID_CURSOR: &str = "INVALID_CURSOR";
-    pub const CURSOR_MISMATCH: &str = "CURSOR_MISMATCH";
-    pub const PAGE_SIZE_OUT_OF_RANGE: &str = "PAGE_SIZE_OUT_OF_RANGE";
-    pub const INVALID_STATE_TRANSITION: &str = "INVALID_STATE_TRANSITION";
-    pub const REFUND_EXCEEDS_AVAILABLE: &str = "REFUND_EXCEEDS_AVAILABLE";
-    pub const PROCESSOR_UNAVAILABLE: &str = "PROCESSOR_UNAVAILABLE";
-    pub const QUERY_TOO_COMPLEX: &str = "QUERY_TOO_COMPLEX";
-    pub const THROTTLED: &str = "THROTTLED";
-    pub const GRAPHQL_PARSE_FAILED: &str = "GRAPHQL_PARSE_FAILED";
-    pub const GRAPHQL_VALIDATION_FAILED: &str = "GRAPHQL_VALIDATION_FAILED";
-    pub const FORBIDDEN: &str = "FORBIDDEN";
-    pub const PERSISTED_QUERY_NOT_FOUND: &str = "PERSISTED_QUERY_NOT_FOUND";
-    pub const PERSISTED_QUERY_REQUIRED: &str = "PERSISTED_QUERY_REQUIRED";
-    pub const INTERNAL: &str = "INTERNAL";
-}
+pub mod codes;
 
 impl From<ApiError> for ServerError {
     fn from(err: ApiError) -> Self {
