@@ -1,9 +1,11 @@
 //! The dashboard example (`examples/dashboard`) in a real browser: Debian's Chromium, driven by
 //! `tests/browser/dashboard.mjs`, against a gateway that lets client tokens run the dashboard's
-//! trusted documents only, with the built dashboard served from another origin. Runs on
-//! PostgreSQL when `TEST_DATABASE_URL` is set, else on SQLite. Compiled as ignored when
-//! Chromium, Node, the script's `node_modules` or a built dashboard was missing at build time;
-//! fails when one is missing at run time.
+//! trusted documents only, with the built dashboard served from another origin. The payments
+//! carry a reference and metadata, which the details show; the script also drops the page's
+//! WebSocket, changes payments while it is down, and checks that the page hears every change
+//! once when it reconnects. Runs on PostgreSQL when `TEST_DATABASE_URL` is set, else on SQLite.
+//! Compiled as ignored when Chromium, Node, the script's `node_modules` or a built dashboard
+//! was missing at build time; fails when one is missing at run time.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -20,7 +22,9 @@ use crate::helpers::{TestApp, browser_backend, browser_root};
 const PAYMENTS: usize = 120;
 
 const CREATE: &str = "mutation Create($input: CreatePaymentInput!, $key: String!) {
-  createPayment(input: $input, idempotencyKey: $key) { payment { id status createdAt } }
+  createPayment(input: $input, idempotencyKey: $key) {
+    payment { id status createdAt reference metadata { key value } }
+  }
 }";
 const MINT: &str = "mutation Mint($scopes: [ClientTokenScope!]!) {
   createClientToken(input: {scopes: $scopes, ttlSeconds: 3600}) { token scopes }
@@ -32,7 +36,7 @@ const MINT: &str = "mutation Mint($scopes: [ClientTokenScope!]!) {
     ignore = "BROWSER test NOT run: `node`, /usr/bin/chromium, tests/browser/node_modules or \
               examples/dashboard/dist was missing when the tests were built (see .ci/run)"
 )]
-async fn the_dashboard_pages_every_payment_once_hears_a_refund_live_and_shows_a_forbidden_one() {
+async fn the_dashboard_shows_each_payment_and_each_change_once_even_across_a_dropped_socket() {
     let root = browser_root();
     let backend = browser_backend();
 
@@ -47,7 +51,7 @@ async fn the_dashboard_pages_every_payment_once_hears_a_refund_live_and_shows_a_
     .await;
     let (_, key) = app.account("Dashboard Shop").await;
 
-    let newest_first = create_payments(&app, &key).await;
+    let (newest_first, merchant_data) = create_payments(&app, &key).await;
     let token = mint(&app, &key, &["PAYMENTS_READ", "REFUNDS_WRITE"]).await;
     let read_only = mint(&app, &key, &["PAYMENTS_READ"]).await;
     assert_eq!(
@@ -72,6 +76,7 @@ async fn the_dashboard_pages_every_payment_once_hears_a_refund_live_and_shows_a_
         .env("READ_ONLY_TOKEN", &read_only)
         .env("SECRET_KEY", &key)
         .env("EXPECTED_IDS", Value::from(newest_first).to_string())
+        .env("EXPECTED_DATA", merchant_data.to_string())
         .env("MANIFEST", &manifest)
         .env("SCREENSHOT", &screenshot)
         .stdin(Stdio::null())
@@ -106,16 +111,26 @@ fn loud(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
-/// Creates the payments one after another, each a little later than the one before; returns
-/// their ids newest first, the dashboard's order.
-async fn create_payments(app: &TestApp, key: &str) -> Vec<String> {
+/// Creates the payments one after another, each a little later than the one before, each with
+/// a reference and metadata (given out of key order); returns their ids newest first, the
+/// dashboard's order, and each one's reference and metadata as given, by id.
+async fn create_payments(app: &TestApp, key: &str) -> (Vec<String>, Value) {
     let mut created: Vec<(OffsetDateTime, String)> = Vec::with_capacity(PAYMENTS);
+    let mut merchant_data = serde_json::Map::new();
     for n in 1..=PAYMENTS {
+        let reference = format!("ORD-{:05}", 40_000 + n * 7);
+        let metadata = json!([
+            {"key": "order_line", "value": format!("{n}")},
+            {"key": "channel", "value": if n % 3 == 0 { "phone" } else { "web" }},
+            {"key": "customer.segment", "value": format!("tier {}", n % 4)},
+        ]);
         let input = json!({
             "amount": 1000 + n,
             "currency": "USD",
             "source": "tok_visa",
             "description": format!("Order {n}"),
+            "reference": reference,
+            "metadata": metadata,
         });
         let data = app
             .query(
@@ -126,6 +141,18 @@ async fn create_payments(app: &TestApp, key: &str) -> Vec<String> {
             .await;
         let payment = &data["createPayment"]["payment"];
         assert_eq!(payment["status"], "SUCCEEDED", "{payment}");
+        assert_eq!(payment["reference"], reference.as_str(), "{payment}");
+        let keys: Vec<&str> = payment["metadata"]
+            .as_array()
+            .expect("metadata is a list")
+            .iter()
+            .map(|entry| entry["key"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            keys,
+            ["channel", "customer.segment", "order_line"],
+            "{payment}"
+        );
         let at = OffsetDateTime::parse(payment["createdAt"].as_str().unwrap(), &Rfc3339)
             .expect("createdAt is RFC 3339");
         if let Some((before, _)) = created.last() {
@@ -134,9 +161,15 @@ async fn create_payments(app: &TestApp, key: &str) -> Vec<String> {
                 "payment {n} was not created after the one before it"
             );
         }
-        created.push((at, payment["id"].as_str().unwrap().to_string()));
+        let id = payment["id"].as_str().unwrap().to_string();
+        merchant_data.insert(
+            id.clone(),
+            json!({"reference": reference, "metadata": metadata}),
+        );
+        created.push((at, id));
     }
-    created.into_iter().rev().map(|(_, id)| id).collect()
+    let newest_first = created.into_iter().rev().map(|(_, id)| id).collect();
+    (newest_first, Value::Object(merchant_data))
 }
 
 async fn mint(app: &TestApp, key: &str, scopes: &[&str]) -> String {

@@ -15,6 +15,12 @@ export default function Dashboard({ liveStatus }) {
           name
         }
         ...PaymentList_query
+        # Where live updates start: after the log's last event as this request read it.
+        latestEvent: events(last: 1) {
+          edges {
+            cursor
+          }
+        }
       }
     `,
     {},
@@ -35,7 +41,7 @@ export default function Dashboard({ liveStatus }) {
             </Suspense>
           </ErrorBoundary>
         )}
-        <LiveUpdates liveStatus={liveStatus} />
+        <LiveUpdates liveStatus={liveStatus} after={data.latestEvent.edges[0]?.cursor ?? null} />
       </aside>
     </div>
   );

@@ -1,4 +1,5 @@
-// One payment: its amounts, status changes and refunds, and a button to refund it.
+// One payment: its amounts, the merchant's reference and metadata, status changes and refunds,
+// and a button to refund it.
 
 import { useState } from 'react';
 import { graphql, useFragment, useLazyLoadQuery, useMutation } from 'react-relay';
@@ -33,6 +34,11 @@ function Details({ payment }) {
         amountRefunded
         amountRefundable
         description
+        reference
+        metadata {
+          key
+          value
+        }
         events {
           fromStatus
           toStatus
@@ -65,12 +71,28 @@ function Details({ payment }) {
         <dd>{money(data.amountRefunded)}</dd>
         <dt>Refundable</dt>
         <dd>{money(data.amountRefundable)}</dd>
+        <dt>Reference</dt>
+        <dd data-testid="reference">{data.reference ?? <span className="muted">none</span>}</dd>
       </dl>
       <RefundButton
         paymentId={data.id}
         disabled={!REFUNDABLE.includes(data.status) || data.amountRefundable === 0}
         label={`Refund ${money(data.amountRefundable)}`}
       />
+
+      <h3>Metadata</h3>
+      {data.metadata.length === 0 ? (
+        <p className="muted">None.</p>
+      ) : (
+        <dl className="metadata" data-testid="metadata">
+          {data.metadata.map(({ key, value }) => (
+            <div key={key} data-testid="metadata-entry" data-key={key}>
+              <dt>{key}</dt>
+              <dd>{value}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
 
       <h3>Events</h3>
       <ol data-testid="events">
@@ -101,7 +123,7 @@ function Details({ payment }) {
 
 /**
  * Refunds everything still refundable. The answer brings the new refund; the payment's new
- * status arrives through the `paymentUpdated` subscription, as it does for every open dashboard.
+ * status arrives with the live events, as it does for every open dashboard.
  */
 function RefundButton({ paymentId, disabled, label }) {
   const [commit, isInFlight] = useMutation(graphql`

@@ -64,6 +64,7 @@ export default function PaymentList({ query, selected, onSelect }) {
           <tr>
             <th>Created</th>
             <th>Description</th>
+            <th>Reference</th>
             <th className="amount">Amount</th>
             <th>Status</th>
           </tr>

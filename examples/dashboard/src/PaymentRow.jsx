@@ -12,6 +12,7 @@ export default function PaymentRow({ payment, selected, onSelect }) {
         currency
         status
         description
+        reference
         createdAt
       }
     `,
@@ -24,8 +25,11 @@ export default function PaymentRow({ payment, selected, onSelect }) {
       data-id={data.id}
       onClick={onSelect}
     >
-      <td>{formatTime(data.createdAt)}</td>
+      <td className="created">{formatTime(data.createdAt)}</td>
       <td>{data.description ?? <span className="muted">{data.id}</span>}</td>
+      <td className="reference" data-testid="reference" title={data.reference ?? undefined}>
+        {data.reference && <code>{data.reference}</code>}
+      </td>
       <td className="amount">{formatAmount(data.amount, data.currency)}</td>
       <td><span className={`status ${data.status}`} data-testid="status">{data.status}</span></td>
     </tr>

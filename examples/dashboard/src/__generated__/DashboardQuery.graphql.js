@@ -1,6 +1,6 @@
 /**
- * @generated SignedSource<<c580e3d40fba5195f47e14f4de1d8916>>
- * @relayHash 1884a56ebcd88a0331723d9c3cd9ffb9
+ * @generated SignedSource<<7d08d6fa341414ba1fdb2a4cb1c13b6b>>
+ * @relayHash 271baca27a2f64ec97cc69a8f3756301
  * @lightSyntaxTransform
  */
 
@@ -8,7 +8,7 @@
 
 'use strict';
 
-// @relayRequestID fab55be0f7ecf5f44aa42337d78c2716220a20f5c6f13d74668bfb0fdd7ceb28
+// @relayRequestID c8011da36d207ce07a341519e74b0380b18025e8dd4e38f2a625cea93dec7653
 
 var node = (function(){
 var v0 = {
@@ -22,10 +22,46 @@ v1 = {
   "alias": null,
   "args": null,
   "kind": "ScalarField",
+  "name": "cursor",
+  "storageKey": null
+},
+v2 = {
+  "alias": "latestEvent",
+  "args": [
+    {
+      "kind": "Literal",
+      "name": "last",
+      "value": 1
+    }
+  ],
+  "concreteType": "EventConnection",
+  "kind": "LinkedField",
+  "name": "events",
+  "plural": false,
+  "selections": [
+    {
+      "alias": null,
+      "args": null,
+      "concreteType": "EventEdge",
+      "kind": "LinkedField",
+      "name": "edges",
+      "plural": true,
+      "selections": [
+        (v1/*:: as any*/)
+      ],
+      "storageKey": null
+    }
+  ],
+  "storageKey": "events(last:1)"
+},
+v3 = {
+  "alias": null,
+  "args": null,
+  "kind": "ScalarField",
   "name": "id",
   "storageKey": null
 },
-v2 = [
+v4 = [
   {
     "kind": "Literal",
     "name": "first",
@@ -55,7 +91,8 @@ return {
         "args": null,
         "kind": "FragmentSpread",
         "name": "PaymentList_query"
-      }
+      },
+      (v2/*:: as any*/)
     ],
     "type": "Query",
     "abstractKey": null
@@ -75,13 +112,13 @@ return {
         "plural": false,
         "selections": [
           (v0/*:: as any*/),
-          (v1/*:: as any*/)
+          (v3/*:: as any*/)
         ],
         "storageKey": null
       },
       {
         "alias": null,
-        "args": (v2/*:: as any*/),
+        "args": (v4/*:: as any*/),
         "concreteType": "PaymentConnection",
         "kind": "LinkedField",
         "name": "payments",
@@ -110,7 +147,7 @@ return {
                 "name": "node",
                 "plural": false,
                 "selections": [
-                  (v1/*:: as any*/),
+                  (v3/*:: as any*/),
                   {
                     "alias": null,
                     "args": null,
@@ -143,6 +180,13 @@ return {
                     "alias": null,
                     "args": null,
                     "kind": "ScalarField",
+                    "name": "reference",
+                    "storageKey": null
+                  },
+                  {
+                    "alias": null,
+                    "args": null,
+                    "kind": "ScalarField",
                     "name": "createdAt",
                     "storageKey": null
                   },
@@ -156,13 +200,7 @@ return {
                 ],
                 "storageKey": null
               },
-              {
-                "alias": null,
-                "args": null,
-                "kind": "ScalarField",
-                "name": "cursor",
-                "storageKey": null
-              }
+              (v1/*:: as any*/)
             ],
             "storageKey": null
           },
@@ -196,7 +234,7 @@ return {
       },
       {
         "alias": null,
-        "args": (v2/*:: as any*/),
+        "args": (v4/*:: as any*/),
         "filters": [
           "filter"
         ],
@@ -204,11 +242,12 @@ return {
         "key": "PaymentList_payments",
         "kind": "LinkedHandle",
         "name": "payments"
-      }
+      },
+      (v2/*:: as any*/)
     ]
   },
   "params": {
-    "id": "fab55be0f7ecf5f44aa42337d78c2716220a20f5c6f13d74668bfb0fdd7ceb28",
+    "id": "c8011da36d207ce07a341519e74b0380b18025e8dd4e38f2a625cea93dec7653",
     "metadata": {},
     "name": "DashboardQuery",
     "operationKind": "query",
@@ -217,6 +256,6 @@ return {
 };
 })();
 
-node.hash = "3f5f8849c60b1d8f2dca54b81d8f3d51";
+node.hash = "6a1cc93b919f2f59c99fa7c33b6f14df";
 
 export default node;

@@ -1,6 +1,6 @@
 /**
- * @generated SignedSource<<6f6db5b50288b0454fa73a1279ab99cd>>
- * @relayHash 791d9c4ca77a624dbfa08227f26c4b8b
+ * @generated SignedSource<<d274d3ffd1a292e4b09956d7bcf1f7b4>>
+ * @relayHash 76e361594e04d5fd82686cf6945423ee
  * @lightSyntaxTransform
  */
 
@@ -8,45 +8,66 @@
 
 'use strict';
 
-// @relayRequestID 10c05f2d8abe99f45a38270d5884e7c66e3b6844bfb1c7143fc2b9016b75017b
+// @relayRequestID 855ca75713d3983e7db8931e2f3d7e9b28be47c19e7c07f13f08e191a2335531
 
 var node = (function(){
-var v0 = {
-  "alias": null,
-  "args": null,
-  "kind": "ScalarField",
-  "name": "id",
-  "storageKey": null
-},
-v1 = {
-  "alias": null,
-  "args": null,
-  "kind": "ScalarField",
-  "name": "status",
-  "storageKey": null
-},
+var v0 = [
+  {
+    "defaultValue": null,
+    "kind": "LocalArgument",
+    "name": "after"
+  }
+],
+v1 = [
+  {
+    "kind": "Variable",
+    "name": "after",
+    "variableName": "after"
+  }
+],
 v2 = {
   "alias": null,
   "args": null,
   "kind": "ScalarField",
-  "name": "updatedAt",
+  "name": "cursor",
   "storageKey": null
 },
 v3 = {
   "alias": null,
   "args": null,
   "kind": "ScalarField",
-  "name": "amount",
+  "name": "id",
   "storageKey": null
 },
 v4 = {
   "alias": null,
   "args": null,
   "kind": "ScalarField",
-  "name": "createdAt",
+  "name": "type",
   "storageKey": null
 },
 v5 = {
+  "alias": null,
+  "args": null,
+  "kind": "ScalarField",
+  "name": "createdAt",
+  "storageKey": null
+},
+v6 = {
+  "alias": null,
+  "args": null,
+  "kind": "ScalarField",
+  "name": "status",
+  "storageKey": null
+},
+v7 = {
+  "alias": null,
+  "args": null,
+  "kind": "ScalarField",
+  "name": "amount",
+  "storageKey": null
+},
+v8 = {
   "alias": null,
   "args": null,
   "kind": "ScalarField",
@@ -55,31 +76,56 @@ v5 = {
 };
 return {
   "fragment": {
-    "argumentDefinitions": [],
+    "argumentDefinitions": (v0/*:: as any*/),
     "kind": "Fragment",
     "metadata": null,
     "name": "LiveUpdatesSubscription",
     "selections": [
       {
         "alias": null,
-        "args": null,
-        "concreteType": "Payment",
+        "args": (v1/*:: as any*/),
+        "concreteType": "EventEdge",
         "kind": "LinkedField",
-        "name": "paymentUpdated",
+        "name": "events",
         "plural": false,
         "selections": [
-          (v0/*:: as any*/),
-          (v1/*:: as any*/),
           (v2/*:: as any*/),
           {
+            "alias": null,
             "args": null,
-            "kind": "FragmentSpread",
-            "name": "PaymentRow_payment"
-          },
-          {
-            "args": null,
-            "kind": "FragmentSpread",
-            "name": "PaymentDetails_payment"
+            "concreteType": "Event",
+            "kind": "LinkedField",
+            "name": "node",
+            "plural": false,
+            "selections": [
+              (v3/*:: as any*/),
+              (v4/*:: as any*/),
+              (v5/*:: as any*/),
+              {
+                "alias": null,
+                "args": null,
+                "concreteType": "Payment",
+                "kind": "LinkedField",
+                "name": "payment",
+                "plural": false,
+                "selections": [
+                  (v3/*:: as any*/),
+                  (v6/*:: as any*/),
+                  {
+                    "args": null,
+                    "kind": "FragmentSpread",
+                    "name": "PaymentRow_payment"
+                  },
+                  {
+                    "args": null,
+                    "kind": "FragmentSpread",
+                    "name": "PaymentDetails_payment"
+                  }
+                ],
+                "storageKey": null
+              }
+            ],
+            "storageKey": null
           }
         ],
         "storageKey": null
@@ -90,91 +136,149 @@ return {
   },
   "kind": "Request",
   "operation": {
-    "argumentDefinitions": [],
+    "argumentDefinitions": (v0/*:: as any*/),
     "kind": "Operation",
     "name": "LiveUpdatesSubscription",
     "selections": [
       {
         "alias": null,
-        "args": null,
-        "concreteType": "Payment",
+        "args": (v1/*:: as any*/),
+        "concreteType": "EventEdge",
         "kind": "LinkedField",
-        "name": "paymentUpdated",
+        "name": "events",
         "plural": false,
         "selections": [
-          (v0/*:: as any*/),
-          (v1/*:: as any*/),
           (v2/*:: as any*/),
-          (v3/*:: as any*/),
           {
             "alias": null,
             "args": null,
-            "kind": "ScalarField",
-            "name": "currency",
-            "storageKey": null
-          },
-          {
-            "alias": null,
-            "args": null,
-            "kind": "ScalarField",
-            "name": "description",
-            "storageKey": null
-          },
-          (v4/*:: as any*/),
-          {
-            "alias": null,
-            "args": null,
-            "kind": "ScalarField",
-            "name": "amountRefunded",
-            "storageKey": null
-          },
-          {
-            "alias": null,
-            "args": null,
-            "kind": "ScalarField",
-            "name": "amountRefundable",
-            "storageKey": null
-          },
-          {
-            "alias": null,
-            "args": null,
-            "concreteType": "PaymentEvent",
+            "concreteType": "Event",
             "kind": "LinkedField",
-            "name": "events",
-            "plural": true,
+            "name": "node",
+            "plural": false,
             "selections": [
-              {
-                "alias": null,
-                "args": null,
-                "kind": "ScalarField",
-                "name": "fromStatus",
-                "storageKey": null
-              },
-              {
-                "alias": null,
-                "args": null,
-                "kind": "ScalarField",
-                "name": "toStatus",
-                "storageKey": null
-              },
-              (v5/*:: as any*/),
-              (v4/*:: as any*/)
-            ],
-            "storageKey": null
-          },
-          {
-            "alias": null,
-            "args": null,
-            "concreteType": "Refund",
-            "kind": "LinkedField",
-            "name": "refunds",
-            "plural": true,
-            "selections": [
-              (v0/*:: as any*/),
               (v3/*:: as any*/),
-              (v1/*:: as any*/),
+              (v4/*:: as any*/),
               (v5/*:: as any*/),
-              (v4/*:: as any*/)
+              {
+                "alias": null,
+                "args": null,
+                "concreteType": "Payment",
+                "kind": "LinkedField",
+                "name": "payment",
+                "plural": false,
+                "selections": [
+                  (v3/*:: as any*/),
+                  (v6/*:: as any*/),
+                  (v7/*:: as any*/),
+                  {
+                    "alias": null,
+                    "args": null,
+                    "kind": "ScalarField",
+                    "name": "currency",
+                    "storageKey": null
+                  },
+                  {
+                    "alias": null,
+                    "args": null,
+                    "kind": "ScalarField",
+                    "name": "description",
+                    "storageKey": null
+                  },
+                  {
+                    "alias": null,
+                    "args": null,
+                    "kind": "ScalarField",
+                    "name": "reference",
+                    "storageKey": null
+                  },
+                  (v5/*:: as any*/),
+                  {
+                    "alias": null,
+                    "args": null,
+                    "kind": "ScalarField",
+                    "name": "amountRefunded",
+                    "storageKey": null
+                  },
+                  {
+                    "alias": null,
+                    "args": null,
+                    "kind": "ScalarField",
+                    "name": "amountRefundable",
+                    "storageKey": null
+                  },
+                  {
+                    "alias": null,
+                    "args": null,
+                    "concreteType": "MetadataEntry",
+                    "kind": "LinkedField",
+                    "name": "metadata",
+                    "plural": true,
+                    "selections": [
+                      {
+                        "alias": null,
+                        "args": null,
+                        "kind": "ScalarField",
+                        "name": "key",
+                        "storageKey": null
+                      },
+                      {
+                        "alias": null,
+                        "args": null,
+                        "kind": "ScalarField",
+                        "name": "value",
+                        "storageKey": null
+                      }
+                    ],
+                    "storageKey": null
+                  },
+                  {
+                    "alias": null,
+                    "args": null,
+                    "concreteType": "PaymentEvent",
+                    "kind": "LinkedField",
+                    "name": "events",
+                    "plural": true,
+                    "selections": [
+                      {
+                        "alias": null,
+                        "args": null,
+                        "kind": "ScalarField",
+                        "name": "fromStatus",
+                        "storageKey": null
+                      },
+                      {
+                        "alias": null,
+                        "args": null,
+                        "kind": "ScalarField",
+                        "name": "toStatus",
+                        "storageKey": null
+                      },
+                      (v8/*:: as any*/),
+                      (v5/*:: as any*/),
+                      (v3/*:: as any*/)
+                    ],
+                    "storageKey": null
+                  },
+                  {
+                    "alias": null,
+                    "args": null,
+                    "concreteType": "Refund",
+                    "kind": "LinkedField",
+                    "name": "refunds",
+                    "plural": true,
+                    "selections": [
+                      (v3/*:: as any*/),
+                      (v7/*:: as any*/),
+                      (v6/*:: as any*/),
+                      (v8/*:: as any*/),
+                      (v5/*:: as any*/)
+                    ],
+                    "storageKey": null
+                  }
+                ],
+                "storageKey": null
+              }
             ],
             "storageKey": null
           }
@@ -184,7 +288,7 @@ return {
     ]
   },
   "params": {
-    "id": "10c05f2d8abe99f45a38270d5884e7c66e3b6844bfb1c7143fc2b9016b75017b",
+    "id": "855ca75713d3983e7db8931e2f3d7e9b28be47c19e7c07f13f08e191a2335531",
     "metadata": {},
     "name": "LiveUpdatesSubscription",
     "operationKind": "subscription",
@@ -193,6 +297,6 @@ return {
 };
 })();
 
-node.hash = "805fc831cb7c51bfa217eb7a6879fb17";
+node.hash = "56c9b64f307dfb152d89327826dbf527";
 
 export default node;

@@ -1,6 +1,6 @@
 /**
- * @generated SignedSource<<1b04b3fb1607761160e441a0954d659f>>
- * @relayHash 8619fc91c500851fda70f872c8a42a5f
+ * @generated SignedSource<<099b0bc060417cdf7e6656edd72eda28>>
+ * @relayHash 447023995b6b26859adb76ccdae39e80
  * @lightSyntaxTransform
  */
 
@@ -8,7 +8,7 @@
 
 'use strict';
 
-// @relayRequestID f5dda6f1aedba11dbcf3b7fd96fe41077dd773f617e3cfa4bd75c65769ae3926
+// @relayRequestID 5390e8ccb1b07f12e739834bd241217eabc7207ead2a7d6acfe5df0fd76b8d4b
 
 var node = (function(){
 var v0 = [
@@ -135,6 +135,38 @@ return {
           {
             "alias": null,
             "args": null,
+            "kind": "ScalarField",
+            "name": "reference",
+            "storageKey": null
+          },
+          {
+            "alias": null,
+            "args": null,
+            "concreteType": "MetadataEntry",
+            "kind": "LinkedField",
+            "name": "metadata",
+            "plural": true,
+            "selections": [
+              {
+                "alias": null,
+                "args": null,
+                "kind": "ScalarField",
+                "name": "key",
+                "storageKey": null
+              },
+              {
+                "alias": null,
+                "args": null,
+                "kind": "ScalarField",
+                "name": "value",
+                "storageKey": null
+              }
+            ],
+            "storageKey": null
+          },
+          {
+            "alias": null,
+            "args": null,
             "concreteType": "PaymentEvent",
             "kind": "LinkedField",
             "name": "events",
@@ -155,7 +187,8 @@ return {
                 "storageKey": null
               },
               (v5/*:: as any*/),
-              (v6/*:: as any*/)
+              (v6/*:: as any*/),
+              (v2/*:: as any*/)
             ],
             "storageKey": null
           },
@@ -181,7 +214,7 @@ return {
     ]
   },
   "params": {
-    "id": "f5dda6f1aedba11dbcf3b7fd96fe41077dd773f617e3cfa4bd75c65769ae3926",
+    "id": "5390e8ccb1b07f12e739834bd241217eabc7207ead2a7d6acfe5df0fd76b8d4b",
     "metadata": {},
     "name": "PaymentDetailsQuery",
     "operationKind": "query",

@@ -1,5 +1,5 @@
 /**
- * @generated SignedSource<<19e555921f349e7a887fc7da86955f44>>
+ * @generated SignedSource<<c8d97090e5a820088f00692ca90e5a0b>>
  * @lightSyntaxTransform
  */
 
@@ -83,6 +83,38 @@ return {
     {
       "alias": null,
       "args": null,
+      "kind": "ScalarField",
+      "name": "reference",
+      "storageKey": null
+    },
+    {
+      "alias": null,
+      "args": null,
+      "concreteType": "MetadataEntry",
+      "kind": "LinkedField",
+      "name": "metadata",
+      "plural": true,
+      "selections": [
+        {
+          "alias": null,
+          "args": null,
+          "kind": "ScalarField",
+          "name": "key",
+          "storageKey": null
+        },
+        {
+          "alias": null,
+          "args": null,
+          "kind": "ScalarField",
+          "name": "value",
+          "storageKey": null
+        }
+      ],
+      "storageKey": null
+    },
+    {
+      "alias": null,
+      "args": null,
       "concreteType": "PaymentEvent",
       "kind": "LinkedField",
       "name": "events",
@@ -129,6 +161,6 @@ return {
 };
 })();
 
-node.hash = "0c63e47be539d63ceb8ff0dc42c9493d";
+node.hash = "b4c145d70c38500345e090d2d353477c";
 
 export default node;

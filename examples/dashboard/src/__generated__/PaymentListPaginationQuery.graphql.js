@@ -1,6 +1,6 @@
 /**
- * @generated SignedSource<<cc095acc6e0606635a41ecd261e29985>>
- * @relayHash ba9a624e7c62209a0766321889e8ebcf
+ * @generated SignedSource<<436f9f09f0dbee46f5d3c21df71ef243>>
+ * @relayHash e736f994d24765b9b437daa54d3fe72d
  * @lightSyntaxTransform
  */
 
@@ -8,7 +8,7 @@
 
 'use strict';
 
-// @relayRequestID 30ba15452c8be9b5b36a19b1ce39105c6bbebf8415994fb5baba0240d236fb15
+// @relayRequestID 542aea6a8393368306585bc3665cf0fc19f393fbc22ffdc67d710ad83b775d72
 
 var node = (function(){
 var v0 = [
@@ -150,6 +150,13 @@ return {
                     "alias": null,
                     "args": null,
                     "kind": "ScalarField",
+                    "name": "reference",
+                    "storageKey": null
+                  },
+                  {
+                    "alias": null,
+                    "args": null,
+                    "kind": "ScalarField",
                     "name": "createdAt",
                     "storageKey": null
                   },
@@ -215,7 +222,7 @@ return {
     ]
   },
   "params": {
-    "id": "30ba15452c8be9b5b36a19b1ce39105c6bbebf8415994fb5baba0240d236fb15",
+    "id": "542aea6a8393368306585bc3665cf0fc19f393fbc22ffdc67d710ad83b775d72",
     "metadata": {},
     "name": "PaymentListPaginationQuery",
     "operationKind": "query",

@@ -1,5 +1,5 @@
 /**
- * @generated SignedSource<<1c9e184946f694d20d14401e5ba54b4d>>
+ * @generated SignedSource<<404ccdea52c8870b8fcec74548d0cf5e>>
  * @lightSyntaxTransform
  */
 
@@ -52,6 +52,13 @@ var node = {
       "alias": null,
       "args": null,
       "kind": "ScalarField",
+      "name": "reference",
+      "storageKey": null
+    },
+    {
+      "alias": null,
+      "args": null,
+      "kind": "ScalarField",
       "name": "createdAt",
       "storageKey": null
     }
@@ -60,6 +67,6 @@ var node = {
   "abstractKey": null
 };
 
-node.hash = "77dfbc435e6c1d7f8441d49260621365";
+node.hash = "38e3e641a4fbaa6db347a9e5bbb90769";
 
 export default node;

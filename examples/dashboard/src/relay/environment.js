@@ -1,6 +1,9 @@
 // The Relay environment for one gateway and one client token. Every operation is sent by its
 // document id only (the gateway runs only documents registered from persisted-documents.json):
-// queries and mutations over HTTP, the subscription over `graphql-transport-ws`.
+// queries and mutations over HTTP, the subscription over `graphql-transport-ws`. When the
+// WebSocket drops, graphql-ws connects again and subscribes again; a subscription that takes
+// an `$after` cursor then asks for what came after the last edge it delivered (see
+// `wsSubscribe`), so nothing that happened in between is missed or heard twice.
 
 import { Environment, Network, Observable, RecordSource, Store } from 'relay-runtime';
 import { createClient } from 'graphql-ws';
@@ -56,23 +59,45 @@ function liveStatusStore() {
   };
 }
 
+/**
+ * The cursor a resumable subscription's answer carries: a subscription that declares `$after`
+ * and whose root field is an edge (`{ cursor, node }`) resumes from its last one.
+ */
+function resumeCursor(variables, data) {
+  if (!data || !Object.hasOwn(variables, 'after')) return null;
+  const edge = Object.values(data)[0];
+  return typeof edge?.cursor === 'string' ? edge.cursor : null;
+}
+
 function wsSubscribe(client) {
   return (params, variables) =>
-    Observable.create((sink) =>
-      client.subscribe(
+    Observable.create((sink) => {
+      let after = null;
+      const payload = {
         // `query` is a placeholder that graphql-ws requires; `omitEmptyQuery` keeps it off the wire.
-        { query: '', documentId: documentIdOf(params), variables },
-        {
-          next: (value) => (value.errors?.length && value.data == null
-            ? sink.error(new GatewayError(value.errors))
-            : sink.next(value)),
-          error: (error) => sink.error(
-            Array.isArray(error) ? new GatewayError(error) : new Error(closeReason(error)),
-          ),
-          complete: () => sink.complete(),
+        query: '',
+        documentId: documentIdOf(params),
+        // Read each time graphql-ws sends the subscribe message: first with the variables as
+        // given, and after a reconnect with `after` set to the cursor of the last edge heard.
+        get variables() {
+          return after === null ? variables : { ...variables, after };
         },
-      ),
-    );
+      };
+      return client.subscribe(payload, {
+        next: (value) => {
+          if (value.errors?.length && value.data == null) {
+            sink.error(new GatewayError(value.errors));
+            return;
+          }
+          after = resumeCursor(variables, value.data) ?? after;
+          sink.next(value);
+        },
+        error: (error) => sink.error(
+          Array.isArray(error) ? new GatewayError(error) : new Error(closeReason(error)),
+        ),
+        complete: () => sink.complete(),
+      });
+    });
 }
 
 function closeReason(error) {
@@ -86,6 +111,14 @@ function closeReason(error) {
 // that names its document by id has none to send, so the empty placeholder is dropped here.
 function omitEmptyQuery(key, value) {
   return key === 'query' && value === '' && this.documentId ? undefined : value;
+}
+
+/**
+ * The store's key of a record: its `id`, except that a payment's status change (`PaymentEvent`)
+ * shares its id with the log's `Event` for the same change, so it is keyed by type as well.
+ */
+function getDataID(fieldValue, typeName) {
+  return typeName === 'PaymentEvent' ? `${typeName}:${fieldValue.id}` : fieldValue.id;
 }
 
 /** A Relay environment talking to `gateway` as `token`; call `dispose()` when done with it. */
@@ -104,6 +137,7 @@ export function createEnvironment(gateway, token) {
   const environment = new Environment({
     network: Network.create(httpFetch(gateway, token), wsSubscribe(client)),
     store: new Store(new RecordSource()),
+    getDataID,
   });
   return { environment, liveStatus, dispose: () => client.dispose() };
 }
