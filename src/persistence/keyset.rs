@@ -67,6 +67,15 @@ pub trait Keyset {
     fn key_column(&self) -> <Self::Entity as EntityTrait>::Column;
     /// The id column, which breaks ties so that the order is total.
     fn id_column(&self) -> <Self::Entity as EntityTrait>::Column;
+    /// The sort key and the id as the statement orders and bounds by them: the listing's own
+    /// columns, unless its scope walks another table that holds copies of them in an index
+    /// of its own (see `payment_pages`).
+    fn key_expr(&self) -> Expr {
+        Expr::col(self.key_column().into_column_ref())
+    }
+    fn id_expr(&self) -> Expr {
+        Expr::col(self.id_column().into_column_ref())
+    }
     fn direction(&self) -> Direction;
     fn window(&self) -> Window<'_>;
     /// The columns a page reads; every column of the table unless a listing reads fewer.
@@ -169,7 +178,7 @@ pub(super) fn probe_statement<K: Keyset>(keyset: &K, backend: DbBackend) -> Opti
         .scope()
         .filter(beyond(keyset, side, position))
         .select_only()
-        .column(keyset.id_column());
+        .expr(keyset.id_expr());
     Some(limited(probe, backend, 1))
 }
 
@@ -197,8 +206,8 @@ pub(super) fn page_statement<K: Keyset>(
     let order = sql_order(direction, backward);
     let mut select = keyset
         .columns(select)
-        .order_by(keyset.key_column(), order.clone())
-        .order_by(keyset.id_column(), order);
+        .order_by(keyset.key_expr(), order.clone())
+        .order_by(keyset.id_expr(), order);
     if let Some(total) = total {
         select = select.expr_as(total, TOTAL_COLUMN);
     }
@@ -232,10 +241,7 @@ enum Side {
 /// `(key, id) <op> (position.key, position.id)` as one row-value comparison: never an OR
 /// chain, which PostgreSQL answers by filtering every row ahead of the cursor.
 fn beyond<K: Keyset>(keyset: &K, side: Side, position: &Position) -> Expr {
-    let columns = Expr::tuple([
-        Expr::col(keyset.key_column().into_column_ref()),
-        Expr::col(keyset.id_column().into_column_ref()),
-    ]);
+    let columns = Expr::tuple([keyset.key_expr(), keyset.id_expr()]);
     let values = Expr::tuple([Expr::val(position.key), Expr::val(position.id.clone())]);
     match side {
         Side::Greater => columns.gt(values),

@@ -5,13 +5,13 @@
 
 use std::sync::Arc;
 
-use sea_orm::sea_query::{Expr, ExprTrait, QueryStatementBuilder};
+use sea_orm::sea_query::{Alias, Expr, ExprTrait, IntoColumnRef, JoinType, QueryStatementBuilder};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryResult,
-    QuerySelect, Select,
+    QuerySelect, QueryTrait, Select,
 };
 
-use super::entities::payments;
+use super::entities::{payment_metadata, payments};
 use super::keyset::{Keyset, TOTAL_COLUMN, Window, total_of};
 pub use super::keyset::{exists_behind, fetch, fetch_with_total};
 pub use super::payment_columns::{PaymentColumns, PaymentDetail};
@@ -40,8 +40,48 @@ impl Keyset for PageQuery {
     /// Shared, not copied, by whatever shows them (a connection's edges and nodes).
     type Row = Arc<Payment>;
 
+    /// Filtered by metadata and newest (or oldest) first, the page walks the first entry's
+    /// rows in `payment_metadata`, which its index holds in creation order, and reads each
+    /// payment by its id: the page costs its own rows, however rare the entry, where testing
+    /// the account's payments in order for the entry costs as many look-ups as payments
+    /// passed over (and a join on both columns is costed by PostgreSQL as if it matched
+    /// almost nothing, and answered by hashing every match).
     fn scope(&self) -> Select<payments::Entity> {
-        filtered(&self.account_id, &self.filter)
+        match self.walked_entry() {
+            Some((key, value)) => {
+                let mut select = filtered(&self.account_id, &self.filter, 1);
+                let m = Alias::new(WALKED);
+                QueryTrait::query(&mut select).join_as(
+                    JoinType::InnerJoin,
+                    payment_metadata::Entity,
+                    m.clone(),
+                    Expr::col((m.clone(), payment_metadata::Column::PaymentId))
+                        .equals((payments::Entity, payments::Column::Id)),
+                );
+                select
+                    .filter(
+                        Expr::col((m.clone(), payment_metadata::Column::AccountId))
+                            .eq(&self.account_id),
+                    )
+                    .filter(Expr::col((m.clone(), payment_metadata::Column::Key)).eq(key))
+                    .filter(Expr::col((m, payment_metadata::Column::Value)).eq(value))
+            }
+            None => filtered(&self.account_id, &self.filter, 0),
+        }
+    }
+
+    fn key_expr(&self) -> Expr {
+        match self.walked_entry() {
+            Some(_) => Expr::col((Alias::new(WALKED), payment_metadata::Column::CreatedAt)),
+            None => Expr::col(self.key_column().into_column_ref()),
+        }
+    }
+
+    fn id_expr(&self) -> Expr {
+        match self.walked_entry() {
+            Some(_) => Expr::col((Alias::new(WALKED), payment_metadata::Column::PaymentId)),
+            None => Expr::col(self.id_column().into_column_ref()),
+        }
     }
 
     fn key_column(&self) -> payments::Column {
@@ -87,6 +127,20 @@ impl Keyset for PageQuery {
     }
 }
 
+/// The alias of `payment_metadata` in a page that walks an entry's rows.
+const WALKED: &str = "walked";
+
+impl PageQuery {
+    /// The metadata entry whose rows a page walks, if it walks one: when the page is filtered
+    /// by metadata and ordered by creation time, which those rows hold.
+    fn walked_entry(&self) -> Option<&(String, String)> {
+        match self.order.field {
+            SortField::CreatedAt => self.filter.metadata.entries().first(),
+            SortField::Amount => None,
+        }
+    }
+}
+
 /// The value of the sort key of a row, as a cursor holds it.
 pub fn sort_key(payment: &Payment, field: SortField) -> i64 {
     match field {
@@ -102,8 +156,9 @@ fn key_column(field: SortField) -> payments::Column {
     }
 }
 
-/// The account's rows that pass the filter, unordered.
-fn filtered(account_id: &str, filter: &PaymentFilter) -> Select<payments::Entity> {
+/// The account's rows that pass the filter, unordered; the first `walked` metadata entries
+/// are left to the caller.
+fn filtered(account_id: &str, filter: &PaymentFilter, walked: usize) -> Select<payments::Entity> {
     let mut query = payments::Entity::find().filter(payments::Column::AccountId.eq(account_id));
     if !filter.statuses.is_empty() {
         query = query
@@ -127,7 +182,7 @@ fn filtered(account_id: &str, filter: &PaymentFilter) -> Select<payments::Entity
     if let Some(reference) = &filter.reference {
         query = query.filter(payments::Column::Reference.eq(reference));
     }
-    for (key, value) in filter.metadata.entries() {
+    for (key, value) in filter.metadata.entries().iter().skip(walked) {
         query = query.filter(
             payments::Column::Id
                 .in_subquery(super::merchant_data::payments_with(account_id, key, value)),
@@ -156,7 +211,7 @@ pub async fn count(db: &Db, account_id: &str, filter: &PaymentFilter) -> Result<
     if counted_by_status(filter) {
         return count_by_status(db, account_id, &filter.statuses).await;
     }
-    filtered(account_id, filter)
+    filtered(account_id, filter, 0)
         .count(db.conn())
         .await
         .map_err(DbError::from)
@@ -227,7 +282,7 @@ pub async fn offset_page_for_benchmark(
 ) -> Result<Vec<Payment>, DbError> {
     use sea_orm::QueryOrder;
     let sql = super::keyset::sql_order(order.direction, false);
-    filtered(account_id, &PaymentFilter::default())
+    filtered(account_id, &PaymentFilter::default(), 0)
         .order_by(key_column(order.field), sql.clone())
         .order_by(payments::Column::Id, sql)
         .offset(offset)

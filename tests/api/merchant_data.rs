@@ -19,11 +19,11 @@ const UPDATE: &str = "mutation Update($input: UpdatePaymentInput!) {
   updatePayment(input: $input) { replayed payment { id status description reference metadata { key value } } }
 }";
 
-const LIST: &str = "query List($filter: PaymentFilter, $first: Int, $after: String) {
-  payments(first: $first, after: $after, filter: $filter) {
+const LIST: &str = "query List($filter: PaymentFilter, $first: Int, $after: String, $last: Int, $before: String, $order: PaymentOrder) {
+  payments(first: $first, after: $after, last: $last, before: $before, filter: $filter, orderBy: $order) {
     totalCount
     edges { cursor node { id reference metadata { key value } } }
-    pageInfo { hasNextPage endCursor }
+    pageInfo { hasNextPage endCursor hasPreviousPage startCursor }
   }
 }";
 
@@ -54,6 +54,34 @@ async fn refused(app: &TestApp, key: &str, input: Value, field: &str) {
         json!(field),
         "{body}"
     );
+}
+
+/// The ids of the payments `filter` lists in `order`, walked backward from the end in pages
+/// of 2.
+async fn listed_backward(app: &TestApp, key: &str, filter: Value, order: Value) -> Vec<String> {
+    let (mut ids, mut before) = (Vec::new(), Value::Null);
+    loop {
+        let data = app
+            .query(
+                key,
+                LIST,
+                json!({"filter": filter, "last": 2, "before": before, "order": order}),
+            )
+            .await;
+        let page = &data["payments"];
+        let mut got: Vec<String> = page["edges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["node"]["id"].as_str().unwrap().to_string())
+            .collect();
+        got.append(&mut ids);
+        ids = got;
+        if page["pageInfo"]["hasPreviousPage"] != true {
+            return ids;
+        }
+        before = page["pageInfo"]["startCursor"].clone();
+    }
 }
 
 /// The ids of the payments `filter` lists, every page walked.
@@ -189,6 +217,20 @@ on_both_backends! {
         )
         .await;
         assert_eq!((both, total), (expected_blue_eu.clone(), expected_blue_eu.len() as i64));
+        // The same walked backward, and oldest first; by amount (which no entry's rows hold in
+        // order) the same payments.
+        let backward = listed_backward(&app, &key, json!({"metadata": entries(&[("color", "blue")])}), Value::Null).await;
+        assert_eq!(backward, expected_blue);
+        let oldest_first = json!({"field": "CREATED_AT", "direction": "ASC"});
+        let mut ascending = listed_backward(&app, &key, json!({"metadata": entries(&[("region", "eu"), ("color", "blue")])}), oldest_first).await;
+        ascending.reverse();
+        assert_eq!(ascending, expected_blue_eu);
+        let by_amount = json!({"field": "AMOUNT", "direction": "DESC"});
+        let mut amounts = listed_backward(&app, &key, json!({"metadata": entries(&[("color", "blue")])}), by_amount).await;
+        amounts.sort();
+        let mut blue_sorted = expected_blue.clone();
+        blue_sorted.sort();
+        assert_eq!(amounts, blue_sorted);
         let (by_reference, total) = listed(&app, &key, json!({"reference": "order 2"})).await;
         assert_eq!((by_reference, total), (order_7.clone(), order_7.len() as i64));
         let (none, total) = listed(&app, &key, json!({"metadata": entries(&[("color", "green")])})).await;
