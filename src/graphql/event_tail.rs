@@ -2,8 +2,8 @@
 //!
 //! The subscription reads the log itself, forward from where it stands, in the order of
 //! `Query.events` and with its horizon (see `persistence::event_log`): first every event after
-//! the client's cursor, then, whenever the change feed says something may have committed (or
-//! every quarter second), whatever lies past the last event sent. Replay and live events are
+//! the client's cursor, then, whenever the change feed says something may have committed (and
+//! at least once a second), whatever lies past the last event sent. Replay and live events are
 //! the same reads, so there is no seam at which one could be missed or sent twice, and a
 //! change made on any instance is found the same way. A read that fails (the database
 //! restarting) is retried with backoff from the same place; the subscription stays open.
@@ -30,9 +30,11 @@ use crate::service::payments::PaymentService;
 
 /// Events read per statement.
 const BATCH: u64 = 100;
-/// How often the log is read while the change feed says nothing (events whose transaction
-/// committed behind an older one still running become readable only once it ends).
-const POLL: Duration = Duration::from_millis(250);
+/// How soon the log is read again after a read that found nothing: soon after the change feed
+/// said something may have committed (on PostgreSQL its event becomes readable only once
+/// every older transaction has ended), backing off to once a second while nothing happens.
+const POLL_MIN: Duration = Duration::from_millis(20);
+const POLL_MAX: Duration = Duration::from_secs(1);
 const RETRY_MIN: Duration = Duration::from_millis(100);
 const RETRY_MAX: Duration = Duration::from_secs(2);
 
@@ -75,6 +77,7 @@ pub async fn events(
         buffer: VecDeque::new(),
         held,
         retry: RETRY_MIN,
+        poll: POLL_MIN,
     };
     Ok(futures_util::stream::unfold(
         Some(tail),
@@ -99,6 +102,7 @@ struct Tail {
     changes: watch::Receiver<u64>,
     held: Held,
     retry: Duration,
+    poll: Duration,
 }
 
 impl Tail {
@@ -126,12 +130,14 @@ impl Tail {
                     let changes = &mut self.changes;
                     let changed = async move {
                         if changes.changed().await.is_err() {
-                            tokio::time::sleep(POLL).await;
+                            std::future::pending::<()>().await;
                         }
                     };
                     tokio::select! {
-                        () = changed => {}
-                        () = tokio::time::sleep(POLL) => {}
+                        () = changed => self.poll = POLL_MIN,
+                        () = tokio::time::sleep(self.poll) => {
+                            self.poll = (self.poll * 2).min(POLL_MAX);
+                        }
                         ended = self.held.ended() => return Err(ended),
                     }
                 }
