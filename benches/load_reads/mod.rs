@@ -6,6 +6,11 @@
 //! them, pgbench running the gateway's own page statement (`-M prepared`). Each concurrency
 //! starts a fresh gateway and warms it with 2 s of first pages, not measured.
 //!
+//! One payment in ten of the large account carries the metadata entry `campaign: spring`:
+//! the first page filtered by it is measured beside the same page unfiltered (the same
+//! document with and without the filter), and the two page statements' `EXPLAIN (ANALYZE,
+//! BUFFERS)` are printed.
+//!
 //! Settings: `LOAD_READ_ROWS` (default 1,000,000; 0 skips the reads), and the load
 //! benchmark's `LOAD_SECONDS`, `LOAD_POSTGRES_URL`.
 
@@ -124,6 +129,20 @@ fn measure(
             ))
             .await?;
         }
+        // One payment in ten of the large account carries `campaign: spring`.
+        db.execute_unprepared(&format!(
+            "UPDATE payments SET metadata = '{{\"campaign\":\"spring\"}}' \
+             WHERE account_id = '{account}' AND created_at % 10000 = 0"
+        ))
+        .await?;
+        db.execute_unprepared(&format!(
+            "INSERT INTO payment_metadata (account_id, key, value, created_at, payment_id) \
+             SELECT account_id, 'campaign', 'spring', created_at, id FROM payments \
+             WHERE account_id = '{account}' AND created_at % 10000 = 0"
+        ))
+        .await?;
+        db.execute_unprepared("VACUUM ANALYZE payment_metadata")
+            .await?;
         db.execute_unprepared(
             "INSERT INTO payment_counts (account_id, status, bucket, count) \
              SELECT account_id, status, 0, COUNT(*) FROM payments GROUP BY account_id, status \
@@ -133,7 +152,7 @@ fn measure(
         .await?;
         db.execute_unprepared("ALTER TABLE payments ENABLE TRIGGER payments_counted")
             .await?;
-        db.execute_unprepared("ANALYZE payments").await?;
+        db.execute_unprepared("VACUUM ANALYZE payments").await?;
         eprintln!(
             "reads: seeded {rows} + {} payments in {:.1} s",
             rows / 20,
@@ -170,6 +189,30 @@ fn measure(
                 columns: PaymentColumns::LISTING,
             },
         );
+        for (label, filter) in [
+            ("unfiltered", PaymentFilter::default()),
+            ("filtered by campaign: spring", spring()),
+        ] {
+            let sql = page_sql(
+                Backend::Postgres,
+                &PageQuery {
+                    account_id: account.clone(),
+                    filter,
+                    order,
+                    size: PageSize::First(50),
+                    after: None,
+                    before: None,
+                    columns: PaymentColumns::LISTING,
+                },
+            );
+            let plan = db
+                .query_text(&format!("EXPLAIN (ANALYZE, BUFFERS) {sql}"))
+                .await?;
+            eprintln!("reads: the first page {label}:\n{sql}");
+            for row in plan {
+                eprintln!("    {}", row.join(" "));
+            }
+        }
         Ok::<_, BoxError>((cursor, statement))
     })?;
 
@@ -201,6 +244,13 @@ fn measure(
                 "body",
                 &token,
                 &bodies.details_by_id,
+            ),
+            ("first page, unfiltered", "body", &key, &bodies.unfiltered),
+            (
+                "first page, filtered by one metadata entry (10%)",
+                "body",
+                &key,
+                &bodies.filtered,
             ),
         ] {
             let before = gateway.cpu_time().unwrap_or_default();
@@ -270,7 +320,25 @@ struct Bodies {
     list_by_id: String,
     list_as_text: String,
     details_by_id: String,
+    /// The benchmark's page document with a `filter` variable: without it, and with one
+    /// metadata entry.
+    unfiltered: String,
+    filtered: String,
 }
+
+/// The metadata entry one payment in ten carries.
+fn spring() -> PaymentFilter {
+    PaymentFilter {
+        metadata: graphpay::domain::merchant_data::Metadata::parse(vec![(
+            "campaign".to_string(),
+            "spring".to_string(),
+        )])
+        .unwrap_or_default(),
+        ..PaymentFilter::default()
+    }
+}
+
+const FILTERED_PAGE: &str = "query Page($filter: PaymentFilter) { payments(first: 50, filter: $filter) { edges { cursor node { id amount currency status createdAt } } pageInfo { hasNextPage endCursor } } }";
 
 impl Bodies {
     fn write(schema: &str, payment: &str) -> Result<Self, BoxError> {
@@ -307,11 +375,26 @@ impl Bodies {
                 "details",
                 serde_json::json!({"documentId": details_id, "variables": {"id": payment}}),
             )?,
+            unfiltered: file(
+                "unfiltered",
+                serde_json::json!({"query": FILTERED_PAGE, "variables": {"filter": null}}),
+            )?,
+            filtered: file(
+                "filtered",
+                serde_json::json!({"query": FILTERED_PAGE, "variables": {"filter":
+                    {"metadata": [{"key": "campaign", "value": "spring"}]}}}),
+            )?,
         })
     }
 
     fn remove(&self) {
-        for path in [&self.list_by_id, &self.list_as_text, &self.details_by_id] {
+        for path in [
+            &self.list_by_id,
+            &self.list_as_text,
+            &self.details_by_id,
+            &self.unfiltered,
+            &self.filtered,
+        ] {
             let _ = std::fs::remove_file(path);
         }
     }
