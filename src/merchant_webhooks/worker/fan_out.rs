@@ -83,6 +83,12 @@ impl EndpointCheck {
 
 /// One fan-out round: the events after the shared cursor, each to every endpoint that wants
 /// it, and the cursor moved past them, in one commit.
+///
+/// Everything a round reads is read before it takes the cursor's lock, and the lock is taken
+/// only to store the result if the cursor has not moved meanwhile. A round never waits on a
+/// second connection while it holds the lock: a statement queued behind the lock (a schema
+/// change, say) could otherwise wait on that connection's read, and the wait would go round
+/// in a circle the database cannot see.
 async fn fan_out_round(
     db: &Db,
     batch: u32,
@@ -98,37 +104,37 @@ async fn fan_out_round(
             return Ok(idle);
         }
         *skipped = Some(Instant::now());
+        // The end first, then the check: an endpoint whose creation committed before the
+        // check stops the skip, and one committed after it is owed only the events committed
+        // after it, which lie beyond the end taken before.
+        let head = feed::head(db).await?;
+        if stored::any_enabled_endpoint(db).await? {
+            return Ok(idle);
+        }
         if let Some(round) = stored::begin_fan_out(db).await? {
-            // The end first, then the check: an endpoint whose creation committed before
-            // the check stops the skip, and one committed after it is owed only the events
-            // committed after it, which lie beyond the end taken before.
-            let head = feed::head(db).await?;
-            let to = if stored::any_enabled_endpoint(db).await? {
-                round.cursor
-            } else {
-                head
-            };
-            round.finish(Vec::new(), to, Timestamp::now()).await?;
+            round.finish(Vec::new(), head, Timestamp::now()).await?;
         }
         return Ok(idle);
     }
-    let peek = stored::fan_out_cursor(db).await?;
-    if feed::read_after(db, peek, 1).await?.rows == 0 {
+    let cursor = stored::fan_out_cursor(db).await?;
+    let read = feed::read_after(db, cursor, batch).await?;
+    let Some(last) = read.last else {
         return Ok(idle);
-    }
+    };
+    // Endpoints are read after the events: one created after this read is owed none of them.
+    let deliveries = deliveries_for(db, &read.entries).await?;
     let Some(round) = stored::begin_fan_out(db).await? else {
         return Ok(idle);
     };
-    let now = Timestamp::now();
-    let read = feed::read_after(db, round.cursor, batch).await?;
-    let entries = read.entries;
-    let Some(last) = read.last else {
-        let cursor = round.cursor;
-        round.finish(Vec::new(), cursor, now).await?;
-        return Ok(idle);
-    };
-    let deliveries = deliveries_for(db, &entries).await?;
-    let stored = round.finish(deliveries, last, now).await?;
+    if round.cursor != cursor {
+        // Another instance ran a round meanwhile; start again from where it left the cursor.
+        round.abandon().await?;
+        return Ok(Round {
+            read: read.rows,
+            stored: 0,
+        });
+    }
+    let stored = round.finish(deliveries, last, Timestamp::now()).await?;
     Ok(Round {
         read: read.rows,
         stored,

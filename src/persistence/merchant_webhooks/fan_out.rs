@@ -79,6 +79,12 @@ pub async fn begin_fan_out(db: &Db) -> Result<Option<FanOutRound>, DbError> {
 }
 
 impl FanOutRound {
+    /// Ends the round without changing anything.
+    pub async fn abandon(self) -> Result<(), DbError> {
+        self.txn.rollback().await?;
+        Ok(())
+    }
+
     /// Stores `deliveries` (each event at most once per endpoint) and moves the cursor to
     /// `to`, in one commit. Returns how many deliveries were new.
     pub async fn finish(

@@ -54,8 +54,17 @@ async fn drop_pg_schema(url: &str, schema: &str) {
         acquire_timeout: Duration::from_secs(30),
     };
     if let Ok(db) = Db::connect(&config).await {
-        let _ =
-            graphpay_test_sql(&db, &format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE")).await;
+        // The gateway's background tasks may still be finishing a round. A drop that waits for
+        // a lock gives up after a while and is tried again, rather than queueing in front of
+        // their statements for good.
+        let _ = graphpay_test_sql(&db, "SET lock_timeout = '2s'").await;
+        let drop = format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE");
+        for _ in 0..15 {
+            if graphpay_test_sql(&db, &drop).await.is_ok() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
         let _ = db.close().await;
     }
 }
