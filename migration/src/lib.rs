@@ -17,6 +17,7 @@ mod m20261130_000005_create_change_feed;
 mod m20261130_000006_create_payment_counts;
 mod m20261202_000007_add_card_lifecycle;
 mod m20261203_000008_add_merchant_data_and_event_log;
+mod m20261204_000009_add_key_expiry;
 
 pub struct Migrator;
 
@@ -32,6 +33,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000006_create_payment_counts::Migration),
             Box::new(m20261202_000007_add_card_lifecycle::Migration),
             Box::new(m20261203_000008_add_merchant_data_and_event_log::Migration),
+            Box::new(m20261204_000009_add_key_expiry::Migration),
         ]
     }
 }

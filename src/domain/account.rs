@@ -21,4 +21,28 @@ pub struct ApiKey {
     pub prefix: String,
     pub created_at: Timestamp,
     pub revoked_at: Option<Timestamp>,
+    /// When a rolled key stops working (`None`: until revoked).
+    pub expires_at: Option<Timestamp>,
+    /// When the key last authenticated a request, to the minute.
+    pub last_used_at: Option<Timestamp>,
+}
+
+/// The longest a rolled key may keep working beside its successor.
+pub const MAX_ROLL_OVERLAP_SECS: i64 = 7 * 24 * 3600;
+
+impl ApiKey {
+    /// Whether the key authenticates requests at `now`: not revoked, and not past its expiry.
+    pub fn is_live(&self, now: Timestamp) -> bool {
+        self.revoked_at.is_none() && self.expires_at.is_none_or(|at| now < at)
+    }
+
+    /// What a listing says of the key at `now`.
+    pub fn state(&self, now: Timestamp) -> &'static str {
+        match (self.revoked_at, self.expires_at) {
+            (Some(_), _) => "revoked",
+            (None, Some(at)) if now >= at => "expired",
+            (None, Some(_)) => "expiring",
+            (None, None) => "active",
+        }
+    }
 }

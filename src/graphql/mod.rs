@@ -1,5 +1,6 @@
 //! The GraphQL schema: root types, object types, scalars, loaders and limits.
 
+mod api_keys;
 mod client_tokens;
 mod connection;
 mod event_tail;

@@ -6,7 +6,7 @@ use super::lifecycle::{CancellationReason, CaptureMethod, CapturePaymentInput};
 use super::merchant_data::{self, MetadataEntryInput, UpdatePaymentInput};
 use super::objects::{Payment, Refund};
 use super::scalars::Currency;
-use super::{Viewer, client_tokens, merchant_webhooks};
+use super::{Viewer, api_keys, client_tokens, merchant_webhooks};
 use crate::domain::idempotency::IdempotencyKey;
 use crate::domain::ids::PaymentId;
 use crate::domain::money::MinorUnits;
@@ -274,6 +274,17 @@ impl Mutation {
         input: client_tokens::CreateClientTokenInput,
     ) -> Result<Option<client_tokens::ClientTokenPayload>> {
         client_tokens::create(ctx, input).await.map(Some)
+    }
+
+    /// Issues a new API key in place of `keyId` (unrestricted keys only). The old key keeps
+    /// working for `expireOldInSeconds` (at once by default, at most 7 days), then is refused
+    /// with `UNAUTHENTICATED`, as are the client tokens it minted.
+    async fn roll_api_key(
+        &self,
+        ctx: &Context<'_>,
+        input: api_keys::RollApiKeyInput,
+    ) -> Result<Option<api_keys::RollApiKeyPayload>> {
+        api_keys::roll(ctx, input).await.map(Some)
     }
 
     /// Sends a delivery again now, with the same event id and body.

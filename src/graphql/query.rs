@@ -10,8 +10,8 @@ use super::events::{self, EventConnection, EventFilterInput};
 use super::limits::fields::charge_list;
 use super::listed::{Direct, DirectNode};
 use super::loaders::{AccountLoader, PaymentById};
-use super::node;
 use super::objects::{Account, IdempotencyRecord, Payment};
+use super::{api_keys, node};
 use crate::domain::idempotency::IdempotencyKey;
 use crate::domain::ids::PaymentId;
 use crate::error::ApiError;
@@ -57,6 +57,12 @@ impl Query {
             .await?
             .ok_or_else(|| ApiError::internal("authenticated account vanished"))?;
         Ok(Account::from(account))
+    }
+
+    /// The account's API keys, oldest first (unrestricted keys only): what they are, when
+    /// they were last used and when they expire, never their secrets.
+    async fn api_keys(&self, ctx: &Context<'_>) -> Result<Vec<api_keys::ApiKey>> {
+        api_keys::list(ctx).await
     }
 
     /// The viewer's payments, a page at a time (Relay cursor connection). `first`/`after`

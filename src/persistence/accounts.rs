@@ -2,7 +2,7 @@
 
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, EntityTrait, PaginatorTrait,
-    QueryFilter, QueryOrder, TransactionTrait,
+    QueryFilter, QueryOrder, QuerySelect, TransactionTrait,
 };
 
 use super::entities::{accounts, api_keys};
@@ -49,6 +49,8 @@ async fn insert_key(
         key_hash: Set(key.hash.clone()),
         created_at: Set(Timestamp::now().micros()),
         revoked_at: Set(None),
+        expires_at: Set(None),
+        last_used_at: Set(None),
     }
     .insert(conn)
     .await?;
@@ -117,21 +119,120 @@ pub async fn list_keys(db: &Db, account_id: &str) -> Result<Vec<ApiKey>, DbError
         .map_err(DbError::from)
 }
 
-/// The account of the live (not revoked) key `key_id`.
-pub async fn live_key_account(db: &Db, key_id: &str) -> Result<Option<String>, DbError> {
+/// A key's account and expiry, if it is not revoked (whether it has expired is the caller's
+/// to judge against its clock).
+pub struct KeyHolder {
+    pub key_id: String,
+    pub account_id: String,
+    pub expires_at: Option<Timestamp>,
+}
+
+fn holder(k: api_keys::Model) -> KeyHolder {
+    KeyHolder {
+        key_id: k.id,
+        account_id: k.account_id,
+        expires_at: k.expires_at.map(Timestamp::from_micros),
+    }
+}
+
+/// The unrevoked key `key_id`.
+pub async fn unrevoked_key(db: &Db, key_id: &str) -> Result<Option<KeyHolder>, DbError> {
     let key = api_keys::Entity::find_by_id(key_id)
         .filter(api_keys::Column::RevokedAt.is_null())
         .one(db.conn())
         .await?;
-    Ok(key.map(|k| k.account_id))
+    Ok(key.map(holder))
 }
 
-/// The id of the live (not revoked) key stored as `key_hash`, and the account it belongs to.
-pub async fn authenticate(db: &Db, key_hash: &str) -> Result<Option<(String, String)>, DbError> {
+/// The unrevoked key stored as `key_hash`.
+pub async fn authenticate(db: &Db, key_hash: &str) -> Result<Option<KeyHolder>, DbError> {
     let key = api_keys::Entity::find()
         .filter(api_keys::Column::KeyHash.eq(key_hash))
         .filter(api_keys::Column::RevokedAt.is_null())
         .one(db.conn())
         .await?;
-    Ok(key.map(|k| (k.id, k.account_id)))
+    Ok(key.map(holder))
+}
+
+/// Records that `key_id` was used at `now`, unless that was already recorded less than
+/// `every` ago (by any instance): the row is written at most once per `every`.
+pub async fn record_use(
+    db: &Db,
+    key_id: &str,
+    now: Timestamp,
+    every: std::time::Duration,
+) -> Result<(), DbError> {
+    let stale = now.micros() - i64::try_from(every.as_micros()).unwrap_or(i64::MAX);
+    api_keys::Entity::update_many()
+        .col_expr(api_keys::Column::LastUsedAt, now.micros().into())
+        .filter(api_keys::Column::Id.eq(key_id))
+        .filter(
+            Condition::any()
+                .add(api_keys::Column::LastUsedAt.is_null())
+                .add(api_keys::Column::LastUsedAt.lt(stale)),
+        )
+        .exec(db.conn())
+        .await?;
+    Ok(())
+}
+
+/// A rolled key: its successor (whose secret exists only here) and the key as it now stands.
+pub struct RolledKey {
+    pub new_key: ApiKey,
+    pub secret: String,
+    pub old_key: ApiKey,
+}
+
+/// Why a key could not be rolled.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RollRefused {
+    /// No single key matched (or, with `account`, none of that account's).
+    NotFound,
+    /// The key is revoked or has expired.
+    NotLive,
+}
+
+/// Issues a successor to the key named by its id or visible prefix (of `account`, when
+/// given), and makes the old key expire `overlap_secs` after `now` (sooner if it was already
+/// due to), in one transaction. The successor holds what the old key held.
+#[tracing::instrument(skip(db))]
+pub async fn roll_key(
+    db: &Db,
+    id_or_prefix: &str,
+    account: Option<&str>,
+    overlap_secs: i64,
+    now: Timestamp,
+) -> Result<Result<RolledKey, RollRefused>, DbError> {
+    let txn = db.begin_write().await?;
+    let mut find = api_keys::Entity::find().filter(
+        Condition::any()
+            .add(api_keys::Column::Id.eq(id_or_prefix))
+            .add(api_keys::Column::Prefix.eq(id_or_prefix)),
+    );
+    if let Some(account) = account {
+        find = find.filter(api_keys::Column::AccountId.eq(account));
+    }
+    let found = find.lock_exclusive().all(&txn).await?;
+    let [old] = found.as_slice() else {
+        return Ok(Err(RollRefused::NotFound));
+    };
+    if !super::rows::api_key(old.clone()).is_live(now) {
+        return Ok(Err(RollRefused::NotLive));
+    }
+    let expires = now.plus_seconds(overlap_secs).micros();
+    let mut active: api_keys::ActiveModel = old.clone().into();
+    active.expires_at = Set(Some(old.expires_at.map_or(expires, |at| at.min(expires))));
+    let old_key = super::rows::api_key(active.update(&txn).await?);
+    let key = insert_key(&txn, &old.account_id).await?;
+    let new_row = api_keys::Entity::find()
+        .filter(api_keys::Column::KeyHash.eq(key.hash))
+        .one(&txn)
+        .await?
+        .ok_or_else(|| DbError::NotFound("api key just inserted".into()))?;
+    txn.commit().await?;
+    Ok(Ok(RolledKey {
+        new_key: super::rows::api_key(new_row),
+        secret: key.secret,
+        old_key,
+    }))
 }

@@ -257,5 +257,7 @@ pub(crate) fn api_key(row: api_keys::Model) -> ApiKey {
         prefix: row.prefix,
         created_at: Timestamp::from_micros(row.created_at),
         revoked_at: row.revoked_at.map(Timestamp::from_micros),
+        expires_at: row.expires_at.map(Timestamp::from_micros),
+        last_used_at: row.last_used_at.map(Timestamp::from_micros),
     }
 }

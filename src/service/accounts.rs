@@ -7,7 +7,8 @@
 //! `graphpay key revoke`, on any instance) stops working on every instance once the entry
 //! expires: within one second, the bound the contract promises. The same holds for the client
 //! tokens a key minted, which are checked by their signature and then by their minting key
-//! being live. Unknown and malformed credentials are never remembered, so a stream of made-up
+//! being live. A rolled key carries its expiry into the cache, so it stops at its expiry
+//! exactly, on every instance, not half a second later. Unknown and malformed credentials are never remembered, so a stream of made-up
 //! ones cannot fill the cache or keep a key alive.
 
 use std::sync::Arc;
@@ -48,11 +49,30 @@ impl Caller {
     }
 }
 
-/// A live key's owner, as the database last confirmed it.
+/// How often a key's `last_used_at` is written at most (per instance; the write itself skips
+/// a row another instance touched within the same period).
+pub const LAST_USED_EVERY: Duration = Duration::from_secs(60);
+
+/// An unrevoked key's owner and expiry, as the database last confirmed them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct KeyOwner {
     key_id: String,
-    account_id: String,
+    account_id: Arc<str>,
+    expires_at: Option<Timestamp>,
+}
+
+impl KeyOwner {
+    fn from_holder(holder: accounts::KeyHolder) -> Self {
+        Self {
+            key_id: holder.key_id,
+            account_id: Arc::from(holder.account_id),
+            expires_at: holder.expires_at,
+        }
+    }
+
+    fn live_at(&self, now: Timestamp) -> bool {
+        self.expires_at.is_none_or(|at| now < at)
+    }
 }
 
 /// The credential check, with live keys remembered briefly (see the module's comment).
@@ -60,10 +80,12 @@ struct KeyOwner {
 pub struct Keys {
     db: Db,
     signer: TokenSigner,
-    /// Live keys by the SHA-256 of their secret.
+    /// Unrevoked keys by the SHA-256 of their secret.
     by_digest: moka::sync::Cache<[u8; 32], Arc<KeyOwner>>,
-    /// Live keys' accounts by key id (for the tokens they minted).
-    by_id: moka::sync::Cache<String, Arc<str>>,
+    /// Unrevoked keys by key id (for the tokens they minted).
+    by_id: moka::sync::Cache<String, Arc<KeyOwner>>,
+    /// Keys whose use this instance recorded within [`LAST_USED_EVERY`].
+    used: moka::sync::Cache<String, ()>,
 }
 
 impl Keys {
@@ -76,11 +98,41 @@ impl Keys {
             by_digest: moka::sync::Cache::builder()
                 .max_capacity(MAX_REMEMBERED_KEYS)
                 .time_to_live(ttl)
+                .support_invalidation_closures()
                 .build(),
             by_id: moka::sync::Cache::builder()
                 .max_capacity(MAX_REMEMBERED_KEYS)
                 .time_to_live(ttl)
                 .build(),
+            used: moka::sync::Cache::builder()
+                .max_capacity(MAX_REMEMBERED_KEYS)
+                .time_to_live(LAST_USED_EVERY)
+                .build(),
+        }
+    }
+
+    /// Forgets what this instance remembers of `key_id` (after it was rolled or revoked here).
+    pub fn forget(&self, key_id: &str) {
+        self.by_id.invalidate(key_id);
+        let key_id = key_id.to_string();
+        let _ = self
+            .by_digest
+            .invalidate_entries_if(move |_, owner| owner.key_id == key_id);
+    }
+
+    /// Records that `key_id` authenticated a request, at most once per [`LAST_USED_EVERY`] per
+    /// instance (and the statement writes nothing when another instance did within it): one
+    /// request a minute pays for one short write, the others for nothing. A failure to record
+    /// is logged, never the request's.
+    async fn note_use(&self, key_id: &str) {
+        if self.used.contains_key(key_id) {
+            return;
+        }
+        self.used.insert(key_id.to_string(), ());
+        if let Err(err) =
+            accounts::record_use(&self.db, key_id, Timestamp::now(), LAST_USED_EVERY).await
+        {
+            tracing::warn!(error = %err, key_id, "could not record a key's last use");
         }
     }
 
@@ -97,18 +149,21 @@ impl Keys {
         let owner = match self.by_digest.get(&digest) {
             Some(owner) => owner,
             None => {
-                let Some((key_id, account_id)) =
-                    accounts::authenticate(&self.db, &hex::encode(digest)).await?
+                let Some(holder) = accounts::authenticate(&self.db, &hex::encode(digest)).await?
                 else {
                     return Ok(None);
                 };
-                let owner = Arc::new(KeyOwner { key_id, account_id });
+                let owner = Arc::new(KeyOwner::from_holder(holder));
                 self.by_digest.insert(digest, owner.clone());
                 owner
             }
         };
+        if !owner.live_at(Timestamp::now()) {
+            return Ok(None);
+        }
+        self.note_use(&owner.key_id).await;
         Ok(Some(Caller {
-            account_id: owner.account_id.clone(),
+            account_id: owner.account_id.to_string(),
             key_id: owner.key_id.clone(),
             scopes: None,
             expires_at: None,
@@ -126,15 +181,20 @@ impl Keys {
     }
 
     async fn live_key_account(&self, key_id: &str) -> Result<Option<Arc<str>>, ServiceError> {
-        if let Some(account) = self.by_id.get(key_id) {
-            return Ok(Some(account));
-        }
-        let Some(account) = accounts::live_key_account(&self.db, key_id).await? else {
-            return Ok(None);
+        let owner = match self.by_id.get(key_id) {
+            Some(owner) => owner,
+            None => {
+                let Some(holder) = accounts::unrevoked_key(&self.db, key_id).await? else {
+                    return Ok(None);
+                };
+                let owner = Arc::new(KeyOwner::from_holder(holder));
+                self.by_id.insert(key_id.to_string(), owner.clone());
+                owner
+            }
         };
-        let account: Arc<str> = Arc::from(account);
-        self.by_id.insert(key_id.to_string(), account.clone());
-        Ok(Some(account))
+        Ok(owner
+            .live_at(Timestamp::now())
+            .then(|| owner.account_id.clone()))
     }
 
     async fn token_caller(&self, text: &str) -> Result<Option<Caller>, ServiceError> {
@@ -147,6 +207,7 @@ impl Keys {
         if *account != *token.account_id {
             return Ok(None);
         }
+        self.note_use(&token.key_id).await;
         Ok(Some(Caller {
             account_id: token.account_id,
             key_id: token.key_id,

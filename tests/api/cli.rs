@@ -45,6 +45,60 @@ fn account_create_json_prints_exactly_the_id_and_key() {
 }
 
 #[test]
+fn key_roll_issues_a_successor_and_lists_the_old_key_as_expiring() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir);
+    let out = graphpay(&url, &["account", "create", "--name", "Acme", "--json"]);
+    let created: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let account = created["accountId"].as_str().unwrap();
+    let old_secret = created["apiKey"].as_str().unwrap();
+    let list = |url: &str| {
+        let out = graphpay(url, &["key", "list", "--account", account]);
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let listed = list(&url);
+    let old_id = listed.split('\t').next().unwrap().to_string();
+    for refused in ["-1", "604801"] {
+        let flag = format!("--expire-old-in={refused}");
+        let out = graphpay(&url, &["key", "roll", &old_id, &flag]);
+        assert!(!out.status.success(), "{refused}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("7 days"));
+    }
+    let out = graphpay(&url, &["key", "roll", "key_nope"]);
+    assert!(!out.status.success());
+    assert_eq!(
+        list(&url).lines().count(),
+        1,
+        "refused rolls change nothing"
+    );
+
+    let out = graphpay(
+        &url,
+        &["key", "roll", &old_id, "--expire-old-in", "3600", "--json"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rolled: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON only");
+    let new_secret = rolled["apiKey"].as_str().unwrap();
+    assert!(new_secret.starts_with("gpk_") && new_secret != old_secret);
+    assert!(rolled["oldKeyExpiresAt"].as_str().unwrap().ends_with('Z'));
+    let listed = list(&url);
+    let rows: Vec<Vec<&str>> = listed.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(rows.len(), 2, "{listed}");
+    let old = rows.iter().find(|r| r[0] == old_id).unwrap();
+    let new = rows.iter().find(|r| r[0] == rolled["keyId"]).unwrap();
+    assert_eq!(old[2], "expiring");
+    assert_eq!(old[5], rolled["oldKeyExpiresAt"]);
+    assert_eq!(new[2], "active");
+    assert_eq!(new[5], "-");
+    assert!(!listed.contains(&new_secret[12..]) && !listed.contains(&old_secret[12..]));
+}
+
+#[test]
 fn account_create_refuses_an_empty_name() {
     let dir = tempfile::tempdir().unwrap();
     let out = graphpay(&sqlite_url(&dir), &["account", "create", "--name", "  "]);

@@ -126,6 +126,14 @@ fn operations(payment: &str) -> Vec<(&'static str, &'static str, String)> {
              { delivery { id } } }"
                 .into(),
         ),
+        ("query", "apiKeys", "{ apiKeys { id prefix } }".into()),
+        (
+            "mutation",
+            "rollApiKey",
+            "mutation { rollApiKey(input: {keyId: \"key_00000000000000000000000000\"}) \
+             { apiKey } }"
+                .into(),
+        ),
         (
             "mutation",
             "createClientToken",

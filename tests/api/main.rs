@@ -21,6 +21,7 @@ mod graphql_over_http;
 mod health;
 mod hostile;
 mod http_audit;
+mod key_roll;
 mod lifecycle;
 mod lifecycle_props;
 mod limits;

@@ -12,6 +12,8 @@ pub struct Model {
     pub key_hash: String,
     pub created_at: i64,
     pub revoked_at: Option<i64>,
+    pub expires_at: Option<i64>,
+    pub last_used_at: Option<i64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -1,0 +1,131 @@
+//! `apiKeys` and `rollApiKey`: what an account's keys are (never their secrets), and a key
+//! replaced by a successor while the old one keeps working for an overlap the caller chooses.
+
+use async_graphql::{Context, Enum, ID, InputObject, Result, SimpleObject};
+
+use super::Viewer;
+use super::scalars::DateTime;
+use crate::domain::account::{ApiKey as StoredKey, MAX_ROLL_OVERLAP_SECS};
+use crate::domain::time::Timestamp;
+use crate::error::ApiError;
+use crate::persistence::{Db, accounts};
+use crate::service::accounts::Keys;
+
+/// What a restricted key may do. Every key issued so far is unrestricted.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ApiKeyScope {
+    PaymentsRead,
+    PaymentsWrite,
+    RefundsWrite,
+    PaymentsCapture,
+    WebhooksManage,
+    ClientTokensCreate,
+}
+
+/// An API key as the gateway keeps it: its secret is shown once, when it is issued, and
+/// never stored.
+#[derive(SimpleObject)]
+pub struct ApiKey {
+    /// `key_...`
+    pub id: ID,
+    /// The first characters of the key, to recognise it by.
+    pub prefix: String,
+    /// What the key may do; `null` for an unrestricted key (everything).
+    pub scopes: Option<Vec<ApiKeyScope>>,
+    pub created_at: DateTime,
+    /// When the key last authenticated a request (recorded at most once a minute).
+    pub last_used_at: Option<DateTime>,
+    /// When a rolled key stops working; `null` until the key is rolled.
+    pub expires_at: Option<DateTime>,
+    pub revoked_at: Option<DateTime>,
+    /// Whether the key authenticates requests now.
+    pub live: bool,
+}
+
+impl ApiKey {
+    fn shown(key: StoredKey, now: Timestamp) -> Self {
+        Self {
+            live: key.is_live(now),
+            id: ID(key.id),
+            prefix: key.prefix,
+            scopes: None,
+            created_at: DateTime(key.created_at),
+            last_used_at: key.last_used_at.map(DateTime),
+            expires_at: key.expires_at.map(DateTime),
+            revoked_at: key.revoked_at.map(DateTime),
+        }
+    }
+}
+
+#[derive(InputObject, Clone, Debug)]
+pub struct RollApiKeyInput {
+    /// The key to replace: its id (`key_...`).
+    pub key_id: ID,
+    /// How long the old key keeps working beside the new one: 0 (it stops at once) to
+    /// 604,800 seconds (7 days).
+    #[graphql(default = 0)]
+    pub expire_old_in_seconds: i32,
+}
+
+#[derive(SimpleObject)]
+pub struct RollApiKeyPayload {
+    /// The new key's secret, shown only in this answer.
+    pub api_key: String,
+    /// The new key.
+    pub key: ApiKey,
+    /// The old key, with the time it stops working.
+    pub previous_key: ApiKey,
+}
+
+/// The viewer's keys, oldest first.
+pub async fn list(ctx: &Context<'_>) -> Result<Vec<ApiKey>> {
+    let viewer = ctx.data::<Viewer>()?;
+    let db = ctx.data::<Db>()?;
+    let now = Timestamp::now();
+    Ok(accounts::list_keys(db, &viewer.account_id)
+        .await?
+        .into_iter()
+        .map(|key| ApiKey::shown(key, now))
+        .collect())
+}
+
+pub async fn roll(ctx: &Context<'_>, input: RollApiKeyInput) -> Result<RollApiKeyPayload> {
+    let viewer = ctx.data::<Viewer>()?;
+    let overlap = i64::from(input.expire_old_in_seconds);
+    if !(0..=MAX_ROLL_OVERLAP_SECS).contains(&overlap) {
+        return Err(ApiError::bad_input(
+            "input.expireOldInSeconds",
+            format!("expireOldInSeconds must be between 0 and {MAX_ROLL_OVERLAP_SECS} (7 days)"),
+        )
+        .into());
+    }
+    if !input.key_id.starts_with("key_") {
+        return Err(ApiError::bad_input("input.keyId", "a key id starts with key_").into());
+    }
+    let db = ctx.data::<Db>()?;
+    let now = Timestamp::now();
+    let rolled = match accounts::roll_key(db, &input.key_id, Some(&viewer.account_id), overlap, now)
+        .await?
+    {
+        Ok(rolled) => rolled,
+        Err(accounts::RollRefused::NotFound) => {
+            return Err(
+                ApiError::bad_input("input.keyId", "no key of this account has this id").into(),
+            );
+        }
+        Err(accounts::RollRefused::NotLive) => {
+            return Err(ApiError::bad_input(
+                "input.keyId",
+                "this key is revoked or expired; only a live key can be rolled",
+            )
+            .into());
+        }
+    };
+    ctx.data::<Keys>()?.forget(&rolled.old_key.id);
+    tracing::info!(old = %rolled.old_key.id, new = %rolled.new_key.id, overlap, "API key rolled");
+    Ok(RollApiKeyPayload {
+        api_key: rolled.secret,
+        key: ApiKey::shown(rolled.new_key, now),
+        previous_key: ApiKey::shown(rolled.old_key, now),
+    })
+}
