@@ -61,7 +61,7 @@ impl Keyset for EventPageQuery {
     type Entity = payment_events::Entity;
     type Row = Arc<LoggedEvent>;
 
-    fn scope(&self) -> Select<payment_events::Entity> {
+    fn scope(&self, _: sea_orm::DbBackend) -> Select<payment_events::Entity> {
         let f = &self.filter;
         let mut query = payment_events::Entity::find()
             .filter(payment_events::Column::AccountId.eq(&self.account_id))

@@ -61,8 +61,9 @@ pub trait Keyset {
     /// What a page holds of each row.
     type Row;
 
-    /// The listing's rows, unordered: its account, parent and filter.
-    fn scope(&self) -> Select<Self::Entity>;
+    /// The listing's rows, unordered: its account, parent and filter, in the statement form
+    /// that suits `backend`.
+    fn scope(&self, backend: DbBackend) -> Select<Self::Entity>;
     /// The sort key's column; the listing's index is (scope, key, id).
     fn key_column(&self) -> <Self::Entity as EntityTrait>::Column;
     /// The id column, which breaks ties so that the order is total.
@@ -175,7 +176,7 @@ pub(super) fn probe_statement<K: Keyset>(keyset: &K, backend: DbBackend) -> Opti
         PageSize::Last(_) => not_before_side(direction),
     };
     let probe = keyset
-        .scope()
+        .scope(backend)
         .filter(beyond(keyset, side, position))
         .select_only()
         .expr(keyset.id_expr());
@@ -192,7 +193,7 @@ pub(super) fn page_statement<K: Keyset>(
 ) -> (Statement, u64, bool) {
     let direction = keyset.direction();
     let window = keyset.window();
-    let mut select = keyset.scope();
+    let mut select = keyset.scope(backend);
     if let Some(after) = window.after {
         select = select.filter(beyond(keyset, after_side(direction), after));
     }

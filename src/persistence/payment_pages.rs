@@ -5,9 +5,11 @@
 
 use std::sync::Arc;
 
-use sea_orm::sea_query::{Alias, Expr, ExprTrait, IntoColumnRef, JoinType, QueryStatementBuilder};
+use sea_orm::sea_query::{
+    Alias, Asterisk, Expr, ExprTrait, IntoColumnRef, JoinType, QueryStatementBuilder,
+};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryResult,
+    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, PaginatorTrait, QueryFilter, QueryResult,
     QuerySelect, QueryTrait, Select,
 };
 
@@ -46,28 +48,50 @@ impl Keyset for PageQuery {
     /// the account's payments in order for the entry costs as many look-ups as payments
     /// passed over (and a join on both columns is costed by PostgreSQL as if it matched
     /// almost nothing, and answered by hashing every match).
-    fn scope(&self) -> Select<payments::Entity> {
-        match self.walked_entry() {
-            Some((key, value)) => {
-                let mut select = filtered(&self.account_id, &self.filter, 1);
-                let m = Alias::new(WALKED);
-                QueryTrait::query(&mut select).join_as(
+    ///
+    /// On PostgreSQL each payment is read by a lateral subquery that is planned on its own
+    /// (`OFFSET 0` keeps it from being merged into the outer query). As a two-table join the
+    /// statement was planned again at every execution (PostgreSQL's plan cache kept choosing
+    /// custom plans for it), and the join search cost several times the execution;
+    /// see `docs/benchmarks/metadata-filter.md`.
+    fn scope(&self, backend: DbBackend) -> Select<payments::Entity> {
+        let Some((key, value)) = self.walked_entry() else {
+            return filtered(&self.account_id, &self.filter, 0);
+        };
+        let mut select = filtered(&self.account_id, &self.filter, 1);
+        let m = Alias::new(WALKED);
+        let payment_of_row = Expr::col((m.clone(), payment_metadata::Column::PaymentId))
+            .equals((payments::Entity, payments::Column::Id));
+        let query = QueryTrait::query(&mut select);
+        if backend == DbBackend::Postgres {
+            let mut one = sea_orm::sea_query::Query::select();
+            one.column(Asterisk)
+                .from(payments::Entity)
+                .and_where(payment_of_row)
+                .offset(0);
+            query
+                .from_clear()
+                .from_as(payment_metadata::Entity, m.clone())
+                .join_lateral(
                     JoinType::InnerJoin,
-                    payment_metadata::Entity,
-                    m.clone(),
-                    Expr::col((m.clone(), payment_metadata::Column::PaymentId))
-                        .equals((payments::Entity, payments::Column::Id)),
+                    one,
+                    Alias::new("payments"),
+                    Expr::value(true),
                 );
-                select
-                    .filter(
-                        Expr::col((m.clone(), payment_metadata::Column::AccountId))
-                            .eq(&self.account_id),
-                    )
-                    .filter(Expr::col((m.clone(), payment_metadata::Column::Key)).eq(key))
-                    .filter(Expr::col((m, payment_metadata::Column::Value)).eq(value))
-            }
-            None => filtered(&self.account_id, &self.filter, 0),
+        } else {
+            query.join_as(
+                JoinType::InnerJoin,
+                payment_metadata::Entity,
+                m.clone(),
+                payment_of_row,
+            );
         }
+        select
+            .filter(
+                Expr::col((m.clone(), payment_metadata::Column::AccountId)).eq(&self.account_id),
+            )
+            .filter(Expr::col((m.clone(), payment_metadata::Column::Key)).eq(key))
+            .filter(Expr::col((m, payment_metadata::Column::Value)).eq(value))
     }
 
     fn key_expr(&self) -> Expr {

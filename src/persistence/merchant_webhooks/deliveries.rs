@@ -28,7 +28,7 @@ impl Keyset for DeliveryPageQuery {
     type Entity = webhook_deliveries::Entity;
     type Row = Arc<WebhookDelivery>;
 
-    fn scope(&self) -> Select<webhook_deliveries::Entity> {
+    fn scope(&self, _: sea_orm::DbBackend) -> Select<webhook_deliveries::Entity> {
         webhook_deliveries::Entity::find()
             .filter(webhook_deliveries::Column::AccountId.eq(&self.account_id))
             .filter(webhook_deliveries::Column::EndpointId.eq(&self.endpoint_id))

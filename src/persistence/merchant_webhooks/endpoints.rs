@@ -115,7 +115,7 @@ impl Keyset for EndpointPageQuery {
     type Entity = webhook_endpoints::Entity;
     type Row = Arc<WebhookEndpoint>;
 
-    fn scope(&self) -> Select<webhook_endpoints::Entity> {
+    fn scope(&self, _: sea_orm::DbBackend) -> Select<webhook_endpoints::Entity> {
         webhook_endpoints::Entity::find()
             .filter(webhook_endpoints::Column::AccountId.eq(&self.account_id))
     }
