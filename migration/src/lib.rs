@@ -18,6 +18,7 @@ mod m20261130_000006_create_payment_counts;
 mod m20261202_000007_add_card_lifecycle;
 mod m20261203_000008_add_merchant_data_and_event_log;
 mod m20261204_000009_add_key_expiry;
+mod m20261205_000010_add_webhook_secret_roll;
 
 pub struct Migrator;
 
@@ -34,6 +35,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000007_add_card_lifecycle::Migration),
             Box::new(m20261203_000008_add_merchant_data_and_event_log::Migration),
             Box::new(m20261204_000009_add_key_expiry::Migration),
+            Box::new(m20261205_000010_add_webhook_secret_roll::Migration),
         ]
     }
 }

@@ -18,8 +18,10 @@ pub struct WebhookEndpoint {
     pub statuses: Vec<PaymentStatus>,
     /// The event types it is sent; empty: all of them, or those `statuses` selects.
     pub event_types: Vec<String>,
-    /// The signing secret (`whsec_...`); shown to the merchant once, when created.
+    /// The signing secret (`whsec_...`); shown to the merchant once, when created or rolled.
     pub secret: String,
+    /// The secret a roll replaced, and when it stops signing deliveries beside `secret`.
+    pub previous_secret: Option<(String, Timestamp)>,
     pub enabled: bool,
     pub disabled_reason: Option<String>,
     pub last_success_at: Option<Timestamp>,
@@ -33,6 +35,26 @@ pub struct WebhookEndpoint {
 }
 
 impl WebhookEndpoint {
+    /// The secrets that sign a delivery sent at `now`: the current one, and the one it
+    /// replaced while that one's overlap lasts.
+    pub fn signing_secrets(&self, now: Timestamp) -> Vec<&str> {
+        let mut secrets = vec![self.secret.as_str()];
+        if let Some((previous, until)) = &self.previous_secret
+            && now < *until
+        {
+            secrets.push(previous.as_str());
+        }
+        secrets
+    }
+
+    /// When the replaced secret stops signing, if it still does at `now`.
+    pub fn previous_secret_expires_at(&self, now: Timestamp) -> Option<Timestamp> {
+        self.previous_secret
+            .as_ref()
+            .map(|(_, until)| *until)
+            .filter(|until| now < *until)
+    }
+
     /// Whether an event of `event_type` (a change of the payment to `status`), at `at` in the
     /// feed, is this endpoint's to receive: it receives the changes committed after it was
     /// created, of the types it chose. Without types, `statuses` (deprecated) selects the

@@ -287,6 +287,17 @@ impl Mutation {
         api_keys::roll(ctx, input).await.map(Some)
     }
 
+    /// Gives an endpoint a new signing secret, shown only in this answer. The old secret
+    /// keeps signing every delivery beside the new one (two signatures in
+    /// `webhook-signature`) for `expireOldInSeconds` (none by default, at most 7 days).
+    async fn roll_webhook_endpoint_secret(
+        &self,
+        ctx: &Context<'_>,
+        input: merchant_webhooks::RollWebhookEndpointSecretInput,
+    ) -> Result<Option<merchant_webhooks::RollWebhookEndpointSecretPayload>> {
+        merchant_webhooks::roll_secret(ctx, input).await.map(Some)
+    }
+
     /// Sends a delivery again now, with the same event id and body.
     async fn redeliver_webhook(
         &self,

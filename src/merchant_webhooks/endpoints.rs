@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::domain::account::MAX_ROLL_OVERLAP_SECS;
 use crate::domain::ids::{IdKind, NotAnId, WebhookDeliveryId, WebhookEndpointId, new_id};
 use crate::domain::paging::PageSize;
 use crate::domain::payment::event_type;
@@ -100,6 +101,7 @@ impl WebhookEndpoints {
             statuses: dedup(new.statuses),
             event_types,
             secret: Secret::generate().as_str().to_string(),
+            previous_secret: None,
             enabled: true,
             disabled_reason: None,
             last_success_at: None,
@@ -155,6 +157,42 @@ impl WebhookEndpoints {
                 None => {}
             }
             endpoint.updated_at = Timestamp::now();
+            if stored::update_endpoint(&self.db, &endpoint).await? {
+                endpoint.version += 1;
+                return Ok(endpoint);
+            }
+            retries.again(busy)?;
+        }
+    }
+
+    /// Gives the endpoint a new secret. The old one keeps signing every delivery beside it
+    /// for `overlap_secs` (0 to 7 days; 0: not at all), so the merchant's receiver can move
+    /// to the new one at its own pace; a secret rolled before is dropped.
+    pub async fn roll_secret(
+        &self,
+        account_id: &str,
+        id: &str,
+        overlap_secs: i64,
+    ) -> Result<WebhookEndpoint, ServiceError> {
+        if !(0..=MAX_ROLL_OVERLAP_SECS).contains(&overlap_secs) {
+            return Err(ServiceError::bad_input(
+                "input.expireOldInSeconds",
+                format!(
+                    "expireOldInSeconds must be between 0 and {MAX_ROLL_OVERLAP_SECS} (7 days)"
+                ),
+            ));
+        }
+        let mut retries = StaleRetries::default();
+        loop {
+            let mut endpoint = self.find(account_id, "input.id", id).await?;
+            let now = Timestamp::now();
+            let old = std::mem::replace(
+                &mut endpoint.secret,
+                Secret::generate().as_str().to_string(),
+            );
+            endpoint.previous_secret =
+                (overlap_secs > 0).then(|| (old, now.plus_seconds(overlap_secs)));
+            endpoint.updated_at = now;
             if stored::update_endpoint(&self.db, &endpoint).await? {
                 endpoint.version += 1;
                 return Ok(endpoint);

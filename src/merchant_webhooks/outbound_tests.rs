@@ -32,7 +32,7 @@ fn client(allow_private: bool, attempt_timeout: Duration) -> Outbound {
 fn signed() -> (Secret, SignedHeaders) {
     let secret = Secret::generate();
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
-    let headers = sign(&secret, "msg_01J", now, BODY);
+    let headers = sign(std::slice::from_ref(&secret), "msg_01J", now, BODY);
     (secret, headers)
 }
 

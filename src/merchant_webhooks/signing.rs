@@ -82,13 +82,25 @@ pub struct SignedHeaders {
     pub signature: String,
 }
 
-/// Signs `body` for delivery `id` at `timestamp` (Unix seconds) with the endpoint's secret.
-pub fn sign(secret: &Secret, id: &str, timestamp: i64, body: &[u8]) -> SignedHeaders {
-    let tag = mac(&secret.key(), id, timestamp, body);
+/// Signs `body` for delivery `id` at `timestamp` (Unix seconds) with each of the endpoint's
+/// secrets (the current one first, then one being rolled out): `webhook-signature` lists one
+/// `v1,<base64>` per secret, separated by spaces, as the specification allows, and a receiver
+/// accepts the delivery when any of them verifies with the secret it holds.
+pub fn sign(secrets: &[Secret], id: &str, timestamp: i64, body: &[u8]) -> SignedHeaders {
+    let signature = secrets
+        .iter()
+        .map(|secret| {
+            format!(
+                "v1,{}",
+                STANDARD.encode(mac(&secret.key(), id, timestamp, body))
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
     SignedHeaders {
         id: id.to_owned(),
         timestamp,
-        signature: format!("v1,{}", STANDARD.encode(tag)),
+        signature,
     }
 }
 
@@ -131,7 +143,7 @@ mod tests {
         // The test vector of the Standard Webhooks reference libraries.
         let secret = Secret::parse("whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD").expect("secret");
         let signed = sign(
-            &secret,
+            std::slice::from_ref(&secret),
             "msg_27UH4WbU6Z5A5EzD8u03UvzRbpk",
             1649367553,
             br#"{"email":"test@example.com","username":"test_user"}"#,
@@ -145,7 +157,7 @@ mod tests {
     #[test]
     fn the_reference_library_verifies_our_signatures() {
         let secret = Secret::generate();
-        let signed = sign(&secret, "msg_01J", now(), BODY);
+        let signed = sign(std::slice::from_ref(&secret), "msg_01J", now(), BODY);
         let webhook = Webhook::new(secret.as_str()).expect("reference library reads the secret");
         webhook
             .verify(BODY, &headers(&signed))
@@ -153,9 +165,30 @@ mod tests {
     }
 
     #[test]
+    fn two_secrets_sign_so_that_either_verifies_and_no_third() {
+        let (new, old, other) = (Secret::generate(), Secret::generate(), Secret::generate());
+        let signed = sign(&[new.clone(), old.clone()], "msg_01J", now(), BODY);
+        assert_eq!(signed.signature.split(' ').count(), 2);
+        assert!(
+            signed
+                .signature
+                .split(' ')
+                .all(|part| part.starts_with("v1,"))
+        );
+        for secret in [&new, &old] {
+            let webhook = Webhook::new(secret.as_str()).expect("secret");
+            webhook
+                .verify(BODY, &headers(&signed))
+                .expect("either secret verifies");
+        }
+        let webhook = Webhook::new(other.as_str()).expect("secret");
+        assert!(webhook.verify(BODY, &headers(&signed)).is_err());
+    }
+
+    #[test]
     fn the_reference_library_rejects_a_tampered_body_id_or_secret() {
         let secret = Secret::generate();
-        let signed = sign(&secret, "msg_01J", now(), BODY);
+        let signed = sign(std::slice::from_ref(&secret), "msg_01J", now(), BODY);
         let webhook = Webhook::new(secret.as_str()).expect("secret");
         let tampered = br#"{"type":"payment.succeeded","data":{"id":"pay_2"}}"#;
         assert!(webhook.verify(tampered, &headers(&signed)).is_err());

@@ -121,6 +121,13 @@ fn operations(payment: &str) -> Vec<(&'static str, &'static str, String)> {
         ),
         (
             "mutation",
+            "rollWebhookEndpointSecret",
+            "mutation { rollWebhookEndpointSecret(input: {id: \"we_00000000000000000000000000\"}) \
+             { secret } }"
+                .into(),
+        ),
+        (
+            "mutation",
             "redeliverWebhook",
             "mutation { redeliverWebhook(deliveryId: \"whd_00000000000000000000000000\") \
              { delivery { id } } }"

@@ -42,3 +42,4 @@ mod subscriptions;
 mod total_count;
 mod trusted_documents;
 mod webhook_pages;
+mod webhook_secret_roll;

@@ -8,6 +8,7 @@ use async_graphql::{Context, ID, Object, Result, SimpleObject};
 use super::deliveries::{self, WebhookDeliveryConnection};
 use super::{List, service, viewer};
 use crate::domain::cursor::CursorCodec;
+use crate::domain::time::Timestamp;
 use crate::domain::webhook_endpoint as domain;
 use crate::error::ApiError;
 use crate::graphql::limits::fields::charge_list;
@@ -50,6 +51,14 @@ impl WebhookEndpoint {
     async fn disabled_reason(&self) -> Option<&str> {
         self.0.disabled_reason.as_deref()
     }
+    /// While a rolled secret still signs deliveries beside the current one, when it stops;
+    /// otherwise `null`.
+    async fn previous_secret_expires_at(&self) -> Option<DateTime> {
+        self.0
+            .previous_secret_expires_at(Timestamp::now())
+            .map(DateTime)
+    }
+
     async fn created_at(&self) -> DateTime {
         DateTime(self.0.created_at)
     }

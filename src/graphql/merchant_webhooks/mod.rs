@@ -18,8 +18,8 @@ pub use deliveries::{WebhookDelivery, delivery_node};
 pub use endpoints::{WebhookEndpoint, WebhookEndpointConnection, endpoint_node, endpoints};
 pub use mutations::{
     CreateWebhookEndpointInput, CreateWebhookEndpointPayload, DeleteWebhookEndpointPayload,
-    UpdateWebhookEndpointInput, WebhookDeliveryPayload, WebhookEndpointPayload, create, delete,
-    redeliver, update,
+    RollWebhookEndpointSecretInput, RollWebhookEndpointSecretPayload, UpdateWebhookEndpointInput,
+    WebhookDeliveryPayload, WebhookEndpointPayload, create, delete, redeliver, roll_secret, update,
 };
 
 /// The lists cursors page through here; each has its own fingerprint, so a cursor of one is

@@ -46,6 +46,22 @@ pub struct CreateWebhookEndpointPayload {
     pub secret: String,
 }
 
+#[derive(InputObject, Clone, Debug)]
+pub struct RollWebhookEndpointSecretInput {
+    pub id: ID,
+    /// How long the old secret keeps signing every delivery beside the new one: 0 (it stops
+    /// at once) to 604,800 seconds (7 days).
+    #[graphql(default = 0)]
+    pub expire_old_in_seconds: i32,
+}
+
+#[derive(SimpleObject)]
+pub struct RollWebhookEndpointSecretPayload {
+    pub endpoint: WebhookEndpoint,
+    /// The new signing secret (`whsec_...`). Shown only here: store it now.
+    pub secret: String,
+}
+
 #[derive(SimpleObject)]
 pub struct WebhookEndpointPayload {
     pub endpoint: WebhookEndpoint,
@@ -104,6 +120,24 @@ pub async fn update(
         .await
         .map_err(ApiError::from)?;
     Ok(WebhookEndpointPayload {
+        endpoint: WebhookEndpoint(Arc::new(endpoint)),
+    })
+}
+
+pub async fn roll_secret(
+    ctx: &Context<'_>,
+    input: RollWebhookEndpointSecretInput,
+) -> Result<RollWebhookEndpointSecretPayload> {
+    let endpoint = service(ctx)?
+        .roll_secret(
+            viewer(ctx)?,
+            &input.id,
+            i64::from(input.expire_old_in_seconds),
+        )
+        .await
+        .map_err(ApiError::from)?;
+    Ok(RollWebhookEndpointSecretPayload {
+        secret: endpoint.secret.clone(),
         endpoint: WebhookEndpoint(Arc::new(endpoint)),
     })
 }

@@ -90,10 +90,11 @@ fn later(at: Timestamp, by: Duration) -> Timestamp {
 /// Signs and sends one claimed delivery, and records what came of it.
 async fn attempt(db: Db, outbound: Outbound, schedule: RetrySchedule, claim: Claimed) {
     let started = Timestamp::now();
-    let sent = match Secret::parse(&claim.secret) {
-        Some(secret) => {
+    let secrets: Option<Vec<Secret>> = claim.secrets.iter().map(|s| Secret::parse(s)).collect();
+    let sent = match secrets {
+        Some(secrets) if !secrets.is_empty() => {
             let headers = sign(
-                &secret,
+                &secrets,
                 &claim.delivery.event_id,
                 started.micros() / 1_000_000,
                 claim.delivery.body.as_bytes(),
@@ -102,7 +103,7 @@ async fn attempt(db: Db, outbound: Outbound, schedule: RetrySchedule, claim: Cla
                 .send(&claim.url, &headers, claim.delivery.body.as_bytes())
                 .await
         }
-        None => {
+        _ => {
             // Not sent, but an attempt all the same, so the schedule still runs out.
             tracing::error!(delivery = %claim.delivery.id, "an endpoint's stored secret is unreadable");
             Attempt {

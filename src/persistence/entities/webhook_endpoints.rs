@@ -15,6 +15,9 @@ pub struct Model {
     /// Event types separated by commas; empty: all (or those of `statuses`).
     pub event_types: String,
     pub secret: String,
+    /// The secret `secret` replaced, signing beside it until `previous_secret_expires_at`.
+    pub previous_secret: Option<String>,
+    pub previous_secret_expires_at: Option<i64>,
     pub enabled: bool,
     pub disabled_reason: Option<String>,
     pub last_success_at: Option<i64>,

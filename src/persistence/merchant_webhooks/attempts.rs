@@ -19,7 +19,9 @@ use crate::persistence::{Db, DbError};
 pub struct Claimed {
     pub delivery: WebhookDelivery,
     pub url: String,
-    pub secret: String,
+    /// The endpoint's secrets that sign the attempt: the current one first, then the one a
+    /// roll replaced while its overlap lasts.
+    pub secrets: Vec<String>,
     /// Proves the claim is still this instance's when the attempt is recorded.
     pub token: String,
 }
@@ -96,6 +98,7 @@ pub async fn claim_due(
         .filter(webhook_endpoints::Column::Id.is_in(endpoint_ids))
         .all(db.conn())
         .await?;
+    let now_micros = Timestamp::now().micros();
     let mut out = Vec::with_capacity(rows.len());
     for row in rows {
         let Some(endpoint) = endpoints.iter().find(|e| e.id == row.endpoint_id) else {
@@ -103,7 +106,14 @@ pub async fn claim_due(
         };
         out.push(Claimed {
             url: endpoint.url.clone(),
-            secret: endpoint.secret.clone(),
+            secrets: std::iter::once(endpoint.secret.clone())
+                .chain(
+                    endpoint
+                        .previous_secret
+                        .clone()
+                        .filter(|_| endpoint.previous_secret_expires_at > Some(now_micros)),
+                )
+                .collect(),
             token: token.clone(),
             delivery: delivery(row)?,
         });

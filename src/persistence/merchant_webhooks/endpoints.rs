@@ -52,6 +52,19 @@ pub async fn update_endpoint(db: &Db, endpoint: &WebhookEndpoint) -> Result<bool
             webhook_endpoints::Column::Statuses,
             Expr::value(row.statuses),
         )
+        .col_expr(
+            webhook_endpoints::Column::EventTypes,
+            Expr::value(row.event_types),
+        )
+        .col_expr(webhook_endpoints::Column::Secret, Expr::value(row.secret))
+        .col_expr(
+            webhook_endpoints::Column::PreviousSecret,
+            Expr::value(row.previous_secret),
+        )
+        .col_expr(
+            webhook_endpoints::Column::PreviousSecretExpiresAt,
+            Expr::value(row.previous_secret_expires_at),
+        )
         .col_expr(webhook_endpoints::Column::Enabled, Expr::value(row.enabled))
         .col_expr(
             webhook_endpoints::Column::DisabledReason,

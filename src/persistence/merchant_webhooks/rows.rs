@@ -30,6 +30,10 @@ pub(super) fn endpoint(row: webhook_endpoints::Model) -> Result<WebhookEndpoint,
             .map(str::to_string)
             .collect(),
         secret: row.secret,
+        previous_secret: row
+            .previous_secret
+            .zip(row.previous_secret_expires_at)
+            .map(|(secret, until)| (secret, Timestamp::from_micros(until))),
         enabled: row.enabled,
         disabled_reason: row.disabled_reason,
         last_success_at: row.last_success_at.map(Timestamp::from_micros),
@@ -57,6 +61,8 @@ pub(super) fn endpoint_row(e: &WebhookEndpoint) -> webhook_endpoints::Model {
             .join(","),
         event_types: e.event_types.join(","),
         secret: e.secret.clone(),
+        previous_secret: e.previous_secret.as_ref().map(|(s, _)| s.clone()),
+        previous_secret_expires_at: e.previous_secret.as_ref().map(|(_, at)| at.micros()),
         enabled: e.enabled,
         disabled_reason: e.disabled_reason.clone(),
         last_success_at: e.last_success_at.map(Timestamp::micros),

@@ -28,7 +28,7 @@ pub use payments::{
     refund, row_count, status_of,
 };
 pub use process::GatewayProcess;
-pub use receiver::{Answer, Receiver};
+pub use receiver::{Answer, Received, Receiver};
 pub use responses::{
     cost, create_payload, error_extension, first_error_code, first_error_message, refund_payload,
 };
