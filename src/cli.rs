@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 use crate::config::{DatabaseArgs, SandboxArgs, ServeArgs};
 use crate::domain::account::MAX_ROLL_OVERLAP_SECS;
 use crate::domain::time::Timestamp;
-use crate::persistence::{Db, accounts};
+use crate::persistence::{Db, accounts, signing_keys};
 use crate::sandbox::SandboxApp;
 use crate::telemetry::LogFormat;
 use crate::{graphql, startup};
@@ -43,8 +43,33 @@ pub enum Command {
     /// Manage API keys.
     #[command(subcommand)]
     Key(KeyCommand),
+    /// Manage the gateway's signing secrets (cursors, client tokens).
+    #[command(subcommand)]
+    SigningKey(SigningKeyCommand),
     /// Run the sandbox processor as its own HTTP service.
     Sandbox(SandboxArgs),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SigningKeyCommand {
+    /// Add a secret. Every instance verifies with it within a second; it signs once it is
+    /// ten seconds old, so no instance meets something it signed before knowing it.
+    Add {
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+    /// List the secrets (never the secrets themselves): key id, state, created, retired.
+    List {
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+    /// Retire a secret: what it signed (cursors, client tokens) stops being accepted on every
+    /// instance within a second. The last live secret cannot be retired.
+    Retire {
+        kid: u16,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -179,6 +204,7 @@ pub async fn run(cli: Cli) -> Result<(), String> {
             println!("revoked: {} ({})", revoked.id, revoked.prefix);
             Ok(())
         }
+        Command::SigningKey(command) => signing_key(command).await,
         Command::Key(KeyCommand::Roll {
             key,
             expire_old_in,
@@ -207,6 +233,60 @@ pub async fn run(cli: Cli) -> Result<(), String> {
                 );
             }
             Ok(())
+        }
+    }
+}
+
+async fn signing_key(command: SigningKeyCommand) -> Result<(), String> {
+    match command {
+        SigningKeyCommand::Add { database } => {
+            let db = open(&database).await?;
+            signing_keys::all_or_first(&db, startup::random_secret)
+                .await
+                .map_err(|e| e.to_string())?;
+            let key = signing_keys::add(&db, startup::random_secret)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!("added signing key {}", key.kid);
+            Ok(())
+        }
+        SigningKeyCommand::List { database } => {
+            let db = open(&database).await?;
+            let keys = signing_keys::all(&db).await.map_err(|e| e.to_string())?;
+            let mut out = std::io::stdout().lock();
+            for key in keys {
+                let state = if key.retired_at.is_some() {
+                    "retired"
+                } else {
+                    "live"
+                };
+                let retired = key
+                    .retired_at
+                    .map_or_else(|| "-".to_string(), |t| t.to_rfc3339());
+                let _ = writeln!(
+                    out,
+                    "{}\t{state}\t{}\t{retired}",
+                    key.kid,
+                    key.created_at.to_rfc3339()
+                );
+            }
+            Ok(())
+        }
+        SigningKeyCommand::Retire { kid, database } => {
+            let db = open(&database).await?;
+            match signing_keys::retire(&db, kid)
+                .await
+                .map_err(|e| e.to_string())?
+            {
+                Ok(_) => {
+                    println!("retired signing key {kid}");
+                    Ok(())
+                }
+                Err(signing_keys::RetireRefused::NotFound) => Err(format!("no signing key {kid}")),
+                Err(signing_keys::RetireRefused::LastLive) => Err(format!(
+                    "signing key {kid} is the only live one; add another first"
+                )),
+            }
         }
     }
 }

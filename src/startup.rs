@@ -13,6 +13,7 @@ use tokio::sync::watch;
 use crate::config::Config;
 use crate::domain::client_token::TokenSigner;
 use crate::domain::cursor::CursorCodec;
+use crate::domain::keyring::Keyring;
 use crate::domain::time::Timestamp;
 use crate::graphql::limits::budget::Throttle;
 use crate::graphql::trusted_documents::{ManifestError, TrustedDocuments};
@@ -32,14 +33,12 @@ use crate::service::feed::PaymentFeed;
 use crate::service::idempotency::IdempotencySettings;
 use crate::service::payments::PaymentService;
 use crate::service::reconcile::ReconcileSettings;
+use crate::service::signing_keys::{self, KeyringSettings};
 
-/// The setting that holds the key cursors are signed with: made on first start, shared by
-/// every instance on the database, so cursors survive restarts and cross instances.
-const CURSOR_SECRET: &str = "cursor_hmac_key";
 /// The setting that holds the webhook signing secret when none is configured.
 const WEBHOOK_SECRET: &str = "processor_webhook_secret";
 
-fn random_secret() -> String {
+pub(crate) fn random_secret() -> String {
     let mut bytes = [0u8; 32];
     rand::RngCore::fill_bytes(&mut rand::rng(), &mut bytes);
     hex::encode(bytes)
@@ -74,6 +73,7 @@ pub struct Application {
     pub demo: Option<(String, String)>,
     housekeeper: Housekeeper,
     deliveries: Deliveries,
+    keyring: (Keyring, KeyringSettings),
 }
 
 /// The `application_name` of the background pool's connections on PostgreSQL.
@@ -137,7 +137,7 @@ impl Application {
             source,
         })?;
 
-        let cursor_secret = settings::get_or_insert(&db, CURSOR_SECRET, random_secret).await?;
+        let keyring = signing_keys::load(&db, config.signing_keys, random_secret).await?;
         let webhook_secret = match &config.webhook_secret {
             Some(secret) => secret.clone(),
             None => settings::get_or_insert(&db, WEBHOOK_SECRET, random_secret).await?,
@@ -190,11 +190,11 @@ impl Application {
         let keys = Keys::new(
             db.clone(),
             config.live_key_ttl,
-            TokenSigner::new(cursor_secret.as_bytes()),
+            TokenSigner::with_keys(keyring.clone()),
         );
         let schemas = graphql::build(
             db.clone(),
-            CursorCodec::new(cursor_secret.as_bytes()),
+            CursorCodec::with_keys(keyring.clone()),
             payments.clone(),
             WebhookEndpoints::new(db.clone(), config.deliveries.policy),
             keys.clone(),
@@ -227,6 +227,7 @@ impl Application {
             db,
             demo,
             deliveries,
+            keyring: (keyring, config.signing_keys),
             housekeeper: Housekeeper {
                 interval: config.sweep_interval,
                 idempotency: config.idempotency,
@@ -264,11 +265,19 @@ impl Application {
     ) -> Result<(), StartupError> {
         let (stop, stopped) = watch::channel(false);
         let housekeeper = tokio::spawn(self.housekeeper.run(self.db.clone(), stopped.clone()));
+        let (keyring, keyring_settings) = self.keyring;
+        let refresh = tokio::spawn(signing_keys::refresh(
+            self.db.clone(),
+            keyring,
+            keyring_settings,
+            stopped.clone(),
+        ));
         let deliveries = tokio::spawn(self.deliveries.run(stopped));
         http::serve(self.listener, self.router, self.connections, shutdown).await;
         let _ = stop.send(true);
         let _ = housekeeper.await;
         let _ = deliveries.await;
+        let _ = refresh.await;
         if let Err(err) = self.db.close().await {
             tracing::warn!(error = %err, "closing the database pool failed");
         }

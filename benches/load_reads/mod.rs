@@ -162,7 +162,7 @@ fn measure(
         // The cursor of the row just above depth 900,000 (newest first), signed like the
         // gateway's own.
         let secret = db
-            .query_text("SELECT value FROM settings WHERE name = 'cursor_hmac_key'")
+            .query_text("SELECT secret FROM signing_keys WHERE kid = 0")
             .await?;
         let secret = secret
             .first()

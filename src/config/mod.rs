@@ -20,6 +20,7 @@ use crate::service::feed::FeedSettings;
 use crate::service::idempotency::IdempotencySettings;
 use crate::service::payments::LifecycleSettings;
 use crate::service::reconcile::ReconcileSettings;
+use crate::service::signing_keys::KeyringSettings;
 
 /// The typed configuration the server runs with.
 #[derive(Clone, Debug)]
@@ -53,6 +54,8 @@ pub struct Config {
     /// How long a live API key is trusted without a database round trip; a revoked key stops
     /// working everywhere within it. Not a flag: the contract promises one second.
     pub live_key_ttl: Duration,
+    /// How often the signing secrets are reloaded, and how long a new one waits to sign.
+    pub signing_keys: KeyringSettings,
     /// Origins allowed to call the API from a browser; empty: no CORS.
     pub cors_allowed_origins: Vec<String>,
     /// Where the trusted documents manifest is; unset: no trusted documents.
@@ -124,6 +127,7 @@ impl From<ServeArgs> for Config {
                 ..FeedSettings::default()
             },
             live_key_ttl: LIVE_KEY_TTL,
+            signing_keys: KeyringSettings::default(),
             cors_allowed_origins: args
                 .cors_allowed_origins
                 .into_iter()
@@ -187,6 +191,7 @@ impl Config {
             feed: FeedSettings::default(),
             deliveries: DeliverySettings::default(),
             live_key_ttl: LIVE_KEY_TTL,
+            signing_keys: KeyringSettings::default(),
             cors_allowed_origins: Vec::new(),
             trusted_documents: None,
             client_tokens_trusted_documents_only: false,

@@ -9,10 +9,10 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{Hmac, KeyInit, Mac};
+use hmac::Mac;
 use serde::{Deserialize, Serialize};
-use sha2::Sha256;
 
+use super::keyring::Keyring;
 use super::time::Timestamp;
 
 /// Every client token starts with this, so that it is told from a secret key at a glance.
@@ -103,6 +103,10 @@ pub struct ClientToken {
 struct Claims {
     /// Format version.
     v: u8,
+    /// The id of the signing secret; absent from tokens minted before secrets had ids, which
+    /// the first secret signed.
+    #[serde(default)]
+    i: u16,
     k: String,
     a: String,
     s: u8,
@@ -122,29 +126,30 @@ pub enum TokenRejected {
     Expired,
 }
 
-/// Signs and checks tokens with one secret (shared by all instances).
+/// Signs and checks tokens with the gateway's signing secrets (shared by all instances).
 #[derive(Clone)]
 pub struct TokenSigner {
-    mac: Hmac<Sha256>,
+    keys: Keyring,
 }
 
 impl TokenSigner {
-    /// A signer whose key is derived from `secret` for this purpose only, so that the same
-    /// stored secret can sign other things (cursors) without one signature passing for another.
+    /// A signer with one secret, the first.
     pub fn new(secret: &[u8]) -> Self {
-        let mut derive = <Hmac<Sha256> as KeyInit>::new_from_slice(secret)
-            .expect("HMAC takes keys of any length");
-        derive.update(b"graphpay client token v1");
-        let key = derive.finalize().into_bytes();
-        Self {
-            mac: <Hmac<Sha256> as KeyInit>::new_from_slice(&key)
-                .expect("HMAC takes keys of any length"),
-        }
+        Self::with_keys(Keyring::single(secret))
+    }
+
+    /// A signer with the live secrets of `keys`; each token is signed with a key derived
+    /// from its secret for this purpose only, so that the same secret can sign cursors
+    /// without one signature passing for the other.
+    pub fn with_keys(keys: Keyring) -> Self {
+        Self { keys }
     }
 
     pub fn mint(&self, token: &ClientToken) -> String {
+        let (kid, material) = self.keys.active();
         let claims = Claims {
             v: 1,
+            i: kid,
             k: token.key_id.clone(),
             a: token.account_id.clone(),
             s: token.scopes.0,
@@ -152,13 +157,15 @@ impl TokenSigner {
         };
         let payload =
             URL_SAFE_NO_PAD.encode(serde_json::to_vec(&claims).expect("claims serialize"));
-        let mut mac = self.mac.clone();
+        let mut mac = material.token.clone();
         mac.update(payload.as_bytes());
         let signature = URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes());
         format!("{TOKEN_PREFIX}{payload}.{signature}")
     }
 
-    /// What `text` says, if this signer made it and it has not expired at `now`.
+    /// What `text` says, if a live secret signed it and it has not expired at `now`. The
+    /// claims are read before the signature is checked only to learn which secret to check
+    /// it with; nothing else of them is trusted until it matches.
     pub fn check(&self, text: &str, now: Timestamp) -> Result<ClientToken, TokenRejected> {
         if text.len() > MAX_TOKEN_LEN {
             return Err(TokenRejected::Malformed);
@@ -170,15 +177,16 @@ impl TokenSigner {
         let signature = URL_SAFE_NO_PAD
             .decode(signature)
             .map_err(|_| TokenRejected::Malformed)?;
-        let mut mac = self.mac.clone();
-        mac.update(payload.as_bytes());
-        mac.verify_slice(&signature)
-            .map_err(|_| TokenRejected::Forged)?;
         let claims: Claims = URL_SAFE_NO_PAD
             .decode(payload)
             .ok()
             .and_then(|json| serde_json::from_slice(&json).ok())
             .ok_or(TokenRejected::Malformed)?;
+        let material = self.keys.get(claims.i).ok_or(TokenRejected::Forged)?;
+        let mut mac = material.token.clone();
+        mac.update(payload.as_bytes());
+        mac.verify_slice(&signature)
+            .map_err(|_| TokenRejected::Forged)?;
         let scopes = Scopes::from_bits(claims.s).ok_or(TokenRejected::Malformed)?;
         if claims.v != 1 || scopes.is_empty() {
             return Err(TokenRejected::Malformed);

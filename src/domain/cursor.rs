@@ -1,59 +1,55 @@
 //! Opaque, signed, versioned page cursors.
 //!
-//! Layout before encoding (base64url, no padding):
-//! `version (1) | sort key (8, big-endian i64) | id suffix (16, ULID bytes) | filter and order
-//! fingerprint (8) | HMAC-SHA256 over all of the above, first 16 bytes`.
+//! Layout before encoding (base64url, no padding), version 2:
+//! `version (1) | key id (2, big-endian) | sort key (8, big-endian i64) | id suffix (16, ULID
+//! bytes) | filter and order fingerprint (8) | HMAC-SHA256 over all of the above, first 16
+//! bytes`. Version 1, issued before signing secrets could be rotated, has no key id and is
+//! checked with the first secret while that one is live.
 //! The id's prefix is implied by the list the cursor pages through (payments, webhook
-//! endpoints, deliveries), whose fingerprint it carries; the key is a server secret kept in the
-//! database, so every instance and every restart accepts the same cursors.
+//! endpoints, deliveries), whose fingerprint it carries; the secrets are kept in the database
+//! ([`Keyring`]), so every instance and every restart accepts the same cursors.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{Hmac, KeyInit, Mac};
-use sha2::Sha256;
+use hmac::Mac;
 use ulid::Ulid;
 
 use super::ids::{IdKind, is_id_of};
+use super::keyring::{FIRST_KID, Keyring};
 use super::paging::Position;
 
-pub const CURSOR_VERSION: u8 = 1;
-const BODY_LEN: usize = 1 + 8 + 16 + 8;
+pub const CURSOR_VERSION: u8 = 2;
+/// Cursors without a key id, signed with the first secret.
+const UNKEYED_VERSION: u8 = 1;
 const TAG_LEN: usize = 16;
-const CURSOR_LEN: usize = BODY_LEN + TAG_LEN;
+/// Sort key, id suffix and fingerprint.
+const FIELDS_LEN: usize = 8 + 16 + 8;
+const UNKEYED_LEN: usize = 1 + FIELDS_LEN + TAG_LEN;
+const CURSOR_LEN: usize = 1 + 2 + FIELDS_LEN + TAG_LEN;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CursorError {
-    /// Not issued by this server: malformed, tampered with, signed with another key, or of a
-    /// version this server does not read.
+    /// Not issued by this server: malformed, tampered with, signed with another key (or a
+    /// retired one), or of a version this server does not read.
     Invalid(&'static str),
     /// Issued for a different filter or order.
     Mismatch,
 }
 
-/// Signs and checks cursors with the server's secret.
-#[derive(Clone)]
+/// Signs and checks cursors with the server's signing secrets.
+#[derive(Clone, Debug)]
 pub struct CursorCodec {
-    /// The MAC with the secret already taken in; each cursor signs with a copy of it.
-    keyed: Hmac<Sha256>,
-}
-
-impl std::fmt::Debug for CursorCodec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("CursorCodec(<secret>)")
-    }
+    keys: Keyring,
 }
 
 impl CursorCodec {
+    /// A codec with one secret, the first.
     pub fn new(secret: &[u8]) -> Self {
-        Self {
-            // HMAC accepts keys of any length.
-            keyed: <Hmac<Sha256> as KeyInit>::new_from_slice(secret)
-                .unwrap_or_else(|_| unreachable!()),
-        }
+        Self::with_keys(Keyring::single(secret))
     }
 
-    fn mac(&self) -> Hmac<Sha256> {
-        self.keyed.clone()
+    pub fn with_keys(keys: Keyring) -> Self {
+        Self { keys }
     }
 
     pub fn encode(&self, position: &Position, fingerprint: [u8; 8]) -> String {
@@ -63,28 +59,30 @@ impl CursorCodec {
     /// [`CursorCodec::encode`] of the position `(key, id)` as a listed row holds them, with no
     /// `Position` to build.
     pub fn encode_at(&self, key: i64, id: &str, fingerprint: [u8; 8]) -> String {
-        self.encode_parts(CURSOR_VERSION, key, id, fingerprint)
-    }
-
-    /// A cursor of another version, as another server might sign one.
-    #[cfg(test)]
-    fn encode_version(&self, version: u8, position: &Position, fingerprint: [u8; 8]) -> String {
-        self.encode_parts(version, position.key, &position.id, fingerprint)
-    }
-
-    fn encode_parts(&self, version: u8, key: i64, id: &str, fingerprint: [u8; 8]) -> String {
-        let suffix = id.split_once('_').map_or("", |(_, suffix)| suffix);
-        let ulid = Ulid::from_string(suffix).unwrap_or_default();
+        let (kid, material) = self.keys.active();
         let mut bytes = Vec::with_capacity(CURSOR_LEN);
-        bytes.push(version);
-        bytes.extend_from_slice(&key.to_be_bytes());
-        bytes.extend_from_slice(&ulid.to_bytes());
-        bytes.extend_from_slice(&fingerprint);
-        let mut mac = self.mac();
-        mac.update(&bytes);
-        let tag = mac.finalize().into_bytes();
-        bytes.extend_from_slice(&tag[..TAG_LEN]);
-        URL_SAFE_NO_PAD.encode(bytes)
+        bytes.push(CURSOR_VERSION);
+        bytes.extend_from_slice(&kid.to_be_bytes());
+        fields(&mut bytes, key, id, fingerprint);
+        sealed(bytes, material.cursor.clone())
+    }
+
+    /// A cursor as the gateway signed them before its secrets had ids: no key id, the first
+    /// secret, version 1.
+    #[cfg(any(test, feature = "test-support"))]
+    pub fn encode_unkeyed(&self, position: &Position, fingerprint: [u8; 8]) -> String {
+        self.encode_version(UNKEYED_VERSION, position, fingerprint)
+    }
+
+    /// A cursor of any version byte without a key id, as another server might sign one.
+    #[cfg(any(test, feature = "test-support"))]
+    fn encode_version(&self, version: u8, position: &Position, fingerprint: [u8; 8]) -> String {
+        let Some(material) = self.keys.get(FIRST_KID) else {
+            return String::new();
+        };
+        let mut bytes = vec![version];
+        fields(&mut bytes, position.key, &position.id, fingerprint);
+        sealed(bytes, material.cursor.clone())
     }
 
     /// Checks a payment cursor's signature and version, then that it belongs to `fingerprint`.
@@ -99,33 +97,55 @@ impl CursorCodec {
         cursor: &str,
         fingerprint: [u8; 8],
     ) -> Result<Position, CursorError> {
-        let bytes = URL_SAFE_NO_PAD
-            .decode(cursor)
-            .map_err(|_| CursorError::Invalid("not a cursor issued by this server"))?;
-        if bytes.len() != CURSOR_LEN {
-            return Err(CursorError::Invalid("not a cursor issued by this server"));
-        }
-        let (body, tag) = bytes.split_at(BODY_LEN);
-        let mut mac = self.mac();
+        const FOREIGN: CursorError = CursorError::Invalid("not a cursor issued by this server");
+        let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| FOREIGN)?;
+        let (kid, fields_at) = match (bytes.first(), bytes.len()) {
+            (Some(&CURSOR_VERSION), CURSOR_LEN) => (u16::from_be_bytes([bytes[1], bytes[2]]), 3),
+            (Some(&UNKEYED_VERSION), UNKEYED_LEN) => (FIRST_KID, 1),
+            (Some(_), CURSOR_LEN | UNKEYED_LEN) => {
+                return Err(CursorError::Invalid(
+                    "the cursor's version is not supported",
+                ));
+            }
+            _ => return Err(FOREIGN),
+        };
+        let (body, tag) = bytes.split_at(bytes.len() - TAG_LEN);
+        let material = self.keys.get(kid).ok_or(CursorError::Invalid(
+            "the cursor was signed with a secret this server no longer accepts",
+        ))?;
+        let mut mac = material.cursor.clone();
         mac.update(body);
         mac.verify_truncated_left(tag)
             .map_err(|_| CursorError::Invalid("the cursor's signature does not match"))?;
-        if body[0] != CURSOR_VERSION {
-            return Err(CursorError::Invalid(
-                "the cursor's version is not supported",
-            ));
-        }
-        if body[25..33] != fingerprint {
+        let fields = &body[fields_at..];
+        if fields[24..32] != fingerprint {
             return Err(CursorError::Mismatch);
         }
-        let key = i64::from_be_bytes(body[1..9].try_into().unwrap_or_default());
-        let ulid_bytes: [u8; 16] = body[9..25].try_into().unwrap_or_default();
+        let key = i64::from_be_bytes(fields[0..8].try_into().unwrap_or_default());
+        let ulid_bytes: [u8; 16] = fields[8..24].try_into().unwrap_or_default();
         let id = format!("{}{}", kind.prefix(), Ulid::from_bytes(ulid_bytes));
         if !is_id_of(kind, &id) {
-            return Err(CursorError::Invalid("not a cursor issued by this server"));
+            return Err(FOREIGN);
         }
         Ok(Position { key, id })
     }
+}
+
+/// Appends the sort key, the id's ULID bytes and the fingerprint.
+fn fields(bytes: &mut Vec<u8>, key: i64, id: &str, fingerprint: [u8; 8]) {
+    let suffix = id.split_once('_').map_or("", |(_, suffix)| suffix);
+    let ulid = Ulid::from_string(suffix).unwrap_or_default();
+    bytes.extend_from_slice(&key.to_be_bytes());
+    bytes.extend_from_slice(&ulid.to_bytes());
+    bytes.extend_from_slice(&fingerprint);
+}
+
+/// The cursor text of `bytes` with their tag appended.
+fn sealed(mut bytes: Vec<u8>, mut mac: hmac::Hmac<sha2::Sha256>) -> String {
+    mac.update(&bytes);
+    let tag = mac.finalize().into_bytes();
+    bytes.extend_from_slice(&tag[..TAG_LEN]);
+    URL_SAFE_NO_PAD.encode(bytes)
 }
 
 #[cfg(test)]
@@ -187,7 +207,7 @@ mod tests {
     #[test]
     fn another_version_is_invalid_even_when_signed() {
         let codec = CursorCodec::new(b"secret");
-        let cursor = codec.encode_version(2, &position(), [1; 8]);
+        let cursor = codec.encode_version(3, &position(), [1; 8]);
         assert_eq!(
             codec.decode(&cursor, [1; 8]),
             Err(CursorError::Invalid(
@@ -201,5 +221,47 @@ mod tests {
         let codec = CursorCodec::new(b"secret");
         let cursor = codec.encode(&position(), [1; 8]);
         assert_eq!(codec.decode(&cursor, [2; 8]), Err(CursorError::Mismatch));
+    }
+
+    #[test]
+    fn cursors_of_every_live_secret_decode_and_a_retired_ones_do_not() {
+        use crate::domain::keyring::{Keyring, SigningKey};
+        use crate::domain::time::Timestamp;
+        let at = position();
+        let keys = Keyring::single(b"first");
+        let codec = CursorCodec::with_keys(keys.clone());
+        let unkeyed = codec.encode_unkeyed(&at, [1; 8]);
+        let first = codec.encode(&at, [1; 8]);
+        assert_eq!(codec.decode(&unkeyed, [1; 8]), Ok(at.clone()));
+        let now = Timestamp::now();
+        let key = |kid: u16, secret: &str, retired: bool| SigningKey {
+            kid,
+            secret: secret.into(),
+            created_at: now.plus_seconds(-60),
+            retired_at: retired.then_some(now),
+        };
+        let settle = std::time::Duration::from_secs(1);
+        keys.replace(
+            &[key(0, "first", false), key(1, "second", false)],
+            now,
+            settle,
+        );
+        let second = codec.encode(&at, [1; 8]);
+        assert_ne!(second, first);
+        for cursor in [&unkeyed, &first, &second] {
+            assert_eq!(codec.decode(cursor, [1; 8]), Ok(at.clone()));
+        }
+        keys.replace(
+            &[key(0, "first", true), key(1, "second", false)],
+            now,
+            settle,
+        );
+        assert_eq!(codec.decode(&second, [1; 8]), Ok(at.clone()));
+        for cursor in [&unkeyed, &first] {
+            assert!(matches!(
+                codec.decode(cursor, [1; 8]),
+                Err(CursorError::Invalid(_))
+            ));
+        }
     }
 }

@@ -10,6 +10,7 @@ pub mod cursor;
 pub mod feed;
 pub mod idempotency;
 pub mod ids;
+pub mod keyring;
 pub mod merchant_data;
 pub mod money;
 pub mod paging;

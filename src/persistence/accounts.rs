@@ -214,9 +214,11 @@ pub async fn roll_key(
     }
     let found = find.lock_exclusive().all(&txn).await?;
     let [old] = found.as_slice() else {
+        txn.rollback().await?;
         return Ok(Err(RollRefused::NotFound));
     };
     if !super::rows::api_key(old.clone()).is_live(now) {
+        txn.rollback().await?;
         return Ok(Err(RollRefused::NotLive));
     }
     let expires = now.plus_seconds(overlap_secs).micros();

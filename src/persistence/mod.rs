@@ -21,6 +21,7 @@ pub mod processor_events;
 mod rows;
 pub mod sandbox;
 pub mod settings;
+pub mod signing_keys;
 
 pub use db::{Backend, Db, DbConfig, PoolSizes, listen};
 pub use error::DbError;

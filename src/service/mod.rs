@@ -10,6 +10,7 @@ pub mod processor_events;
 pub mod rail;
 pub mod readiness;
 pub mod reconcile;
+pub mod signing_keys;
 pub(crate) mod stale;
 
 use crate::domain::text;

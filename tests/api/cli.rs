@@ -99,6 +99,58 @@ fn key_roll_issues_a_successor_and_lists_the_old_key_as_expiring() {
 }
 
 #[test]
+fn signing_keys_are_added_listed_without_secrets_and_retired() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir);
+    let list = |url: &str| {
+        let out = graphpay(url, &["signing-key", "list"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let out = graphpay(&url, &["signing-key", "add"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "added signing key 1"
+    );
+    let listed = list(&url);
+    let rows: Vec<Vec<&str>> = listed.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(
+        rows.len(),
+        2,
+        "the first secret, made on a fresh database, and the new one"
+    );
+    assert_eq!((rows[0][0], rows[0][1]), ("0", "live"));
+    assert_eq!((rows[1][0], rows[1][1]), ("1", "live"));
+    assert!(
+        rows.iter().all(|r| r.len() == 4),
+        "no secret printed: {listed}"
+    );
+    let out = graphpay(&url, &["signing-key", "retire", "0"]);
+    assert!(out.status.success());
+    assert!(
+        list(&url)
+            .lines()
+            .next()
+            .unwrap()
+            .starts_with("0\tretired\t")
+    );
+    for (kid, says) in [("1", "only live one"), ("7", "no signing key 7")] {
+        let out = graphpay(&url, &["signing-key", "retire", kid]);
+        assert!(!out.status.success(), "{kid}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(says), "{kid}");
+    }
+}
+
+#[test]
 fn account_create_refuses_an_empty_name() {
     let dir = tempfile::tempdir().unwrap();
     let out = graphpay(&sqlite_url(&dir), &["account", "create", "--name", "  "]);

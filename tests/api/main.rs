@@ -38,6 +38,7 @@ mod playground;
 mod rail;
 mod schema;
 mod selections;
+mod signing_keys;
 mod subscriptions;
 mod total_count;
 mod trusted_documents;

@@ -213,10 +213,10 @@ on_both_backends! {
             graphpay::domain::paging::fingerprint(&Default::default(), Default::default()),
         );
         // Re-signed with the real secret but claiming another format version.
-        let secret = graphpay::persistence::settings::get_or_insert(&app.db, "cursor_hmac_key", String::new).await.unwrap();
+        let secret = app.db.query_text("SELECT secret FROM signing_keys WHERE kid = 0").await.unwrap()[0][0].clone();
         let mut body = URL_SAFE_NO_PAD.decode(&cursor).unwrap();
-        body.truncate(33);
-        body[0] = 2;
+        body.truncate(35);
+        body[0] = 3;
         use hmac::{KeyInit, Mac};
         let mut mac = <hmac::Hmac<sha2::Sha256> as KeyInit>::new_from_slice(secret.as_bytes()).unwrap();
         mac.update(&body);

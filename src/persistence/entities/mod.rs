@@ -11,6 +11,7 @@ pub mod processor_events;
 pub mod refunds;
 pub mod sandbox_operations;
 pub mod settings;
+pub mod signing_keys;
 pub mod webhook_attempts;
 pub mod webhook_deliveries;
 pub mod webhook_endpoints;
