@@ -1,7 +1,8 @@
 //! The gateway's signing secrets (cursors, client tokens), each with a key id that what it
 //! signs carries, so that secrets can be added and retired. The secret every gateway had
 //! until now (the `cursor_hmac_key` setting) becomes key 0, which is what cursors and tokens
-//! without a key id were signed with.
+//! without a key id were signed with. The setting is left in place, so that a gateway of the
+//! previous version started during a rolling upgrade signs with the same secret.
 
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::sea_orm::ConnectionTrait;
@@ -23,8 +24,6 @@ impl MigrationTrait for Migration {
              SELECT 0, value, created_at FROM settings WHERE name = 'cursor_hmac_key'",
         )
         .await?;
-        conn.execute_unprepared("DELETE FROM settings WHERE name = 'cursor_hmac_key'")
-            .await?;
         Ok(())
     }
 
@@ -32,7 +31,8 @@ impl MigrationTrait for Migration {
         let conn = manager.get_connection();
         conn.execute_unprepared(
             "INSERT INTO settings (name, value, created_at) \
-             SELECT 'cursor_hmac_key', secret, created_at FROM signing_keys WHERE kid = 0",
+             SELECT 'cursor_hmac_key', secret, created_at FROM signing_keys WHERE kid = 0 \
+             AND NOT EXISTS (SELECT 1 FROM settings WHERE name = 'cursor_hmac_key')",
         )
         .await?;
         conn.execute_unprepared("DROP TABLE signing_keys").await?;
