@@ -4,10 +4,11 @@ use std::io::Write;
 
 use clap::{Parser, Subcommand};
 
-use crate::config::{DatabaseArgs, SandboxArgs, ServeArgs};
+use crate::config::{DatabaseArgs, SandboxArgs, SecretsKey, ServeArgs};
 use crate::domain::account::MAX_ROLL_OVERLAP_SECS;
+use crate::domain::sealed::Sealer;
 use crate::domain::time::Timestamp;
-use crate::persistence::{Db, accounts, signing_keys};
+use crate::persistence::{Db, accounts, sealing, signing_keys};
 use crate::sandbox::SandboxApp;
 use crate::telemetry::LogFormat;
 use crate::{graphql, startup};
@@ -46,8 +47,28 @@ pub enum Command {
     /// Manage the gateway's signing secrets (cursors, client tokens).
     #[command(subcommand)]
     SigningKey(SigningKeyCommand),
+    /// Manage the key that seals secrets at rest.
+    #[command(subcommand)]
+    Secrets(SecretsCommand),
     /// Run the sandbox processor as its own HTTP service.
     Sandbox(SandboxArgs),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SecretsCommand {
+    /// Print a new random secrets key (standard base64 of 32 bytes), for
+    /// `GRAPHPAY_SECRETS_KEY_FILE`.
+    NewKey,
+    /// Seal every stored secret under a new key: each is opened with the current key (the
+    /// usual `--secrets-key` / `--secrets-key-file`; none: secrets in the clear) and sealed
+    /// with the one in `--new-key-file`, in one transaction. Stop the gateways first, and
+    /// start them with the new key.
+    Reencrypt {
+        #[arg(long)]
+        new_key_file: std::path::PathBuf,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -205,6 +226,23 @@ pub async fn run(cli: Cli) -> Result<(), String> {
             Ok(())
         }
         Command::SigningKey(command) => signing_key(command).await,
+        Command::Secrets(SecretsCommand::NewKey) => {
+            println!("{}", Sealer::generate_key());
+            Ok(())
+        }
+        Command::Secrets(SecretsCommand::Reencrypt {
+            new_key_file,
+            database,
+        }) => {
+            let to = SecretsKey::File(new_key_file).sealer()?;
+            let db = open(&database).await?;
+            let from = db.sealer().clone();
+            let written = sealing::reseal(&db, &from, &to, true)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!("sealed {written} secrets under the new key");
+            Ok(())
+        }
         Command::Key(KeyCommand::Roll {
             key,
             expire_old_in,
@@ -332,6 +370,10 @@ async fn roll_key(
 
 async fn open(database: &DatabaseArgs) -> Result<Db, String> {
     let config = database.db_config();
+    let sealer = database.secrets_key().sealer()?;
     Db::migrate(&config).await.map_err(|e| e.to_string())?;
-    Db::connect(&config).await.map_err(|e| e.to_string())
+    Ok(Db::connect(&config)
+        .await
+        .map_err(|e| e.to_string())?
+        .with_sealer(sealer))
 }

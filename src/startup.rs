@@ -5,7 +5,6 @@ use std::future::Future;
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
-use std::time::Duration;
 
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -14,7 +13,6 @@ use crate::config::Config;
 use crate::domain::client_token::TokenSigner;
 use crate::domain::cursor::CursorCodec;
 use crate::domain::keyring::Keyring;
-use crate::domain::time::Timestamp;
 use crate::graphql::limits::budget::Throttle;
 use crate::graphql::trusted_documents::{ManifestError, TrustedDocuments};
 use crate::graphql::{self, Guards, SubscriptionSlots};
@@ -23,17 +21,20 @@ use crate::http::{self, AppState, ConnectionLimits, PlaygroundPage};
 use crate::merchant_webhooks::endpoints::WebhookEndpoints;
 use crate::merchant_webhooks::worker::Deliveries;
 use crate::metrics::exporter::{MetricsError, MetricsListener};
-use crate::persistence::{Db, DbError, accounts, idempotency_keys, settings};
+use crate::persistence::{Db, DbError, accounts, settings};
 use crate::processor::breaker::CircuitBreaker;
 use crate::processor::http_client::HttpProcessor;
 use crate::processor::{Processor, Retrying};
 use crate::sandbox::{Sandbox, WebhookTarget};
 use crate::service::accounts::Keys;
 use crate::service::feed::PaymentFeed;
-use crate::service::idempotency::IdempotencySettings;
 use crate::service::payments::PaymentService;
-use crate::service::reconcile::ReconcileSettings;
 use crate::service::signing_keys::{self, KeyringSettings};
+
+mod housekeeper;
+mod secrets;
+
+use housekeeper::Housekeeper;
 
 /// The setting that holds the webhook signing secret when none is configured.
 const WEBHOOK_SECRET: &str = "processor_webhook_secret";
@@ -118,7 +119,11 @@ impl Application {
         }
         .client_tokens_only(config.client_tokens_trusted_documents_only);
         Db::migrate(&config.database).await?;
-        let db = Db::connect(&config.database).await?;
+        let sealer = secrets::sealer(&config)?;
+        let db = Db::connect(&config.database)
+            .await?
+            .with_sealer(sealer.clone());
+        secrets::seal_at_start(&db, &sealer).await?;
         let demo = if config.create_demo_account && accounts::count(&db).await? == 0 {
             let created = accounts::create(&db, "Demo account").await?;
             Some((created.account.id, created.api_key))
@@ -140,7 +145,14 @@ impl Application {
         let keyring = signing_keys::load(&db, config.signing_keys, random_secret).await?;
         let webhook_secret = match &config.webhook_secret {
             Some(secret) => secret.clone(),
-            None => settings::get_or_insert(&db, WEBHOOK_SECRET, random_secret).await?,
+            None => {
+                let stored =
+                    settings::get_or_insert(&db, WEBHOOK_SECRET, || sealer.seal(&random_secret()))
+                        .await?;
+                sealer
+                    .open(&stored)
+                    .map_err(|e| StartupError::Settings(e.to_string()))?
+            }
         };
         let webhooks = WebhookTarget {
             url: format!("http://{}/webhooks/processor", reachable(local)),
@@ -169,7 +181,9 @@ impl Application {
         // Background work (the change feed's nudges, merchant webhooks) has a pool of its own,
         // whose commits need not wait for the disk: all of it is done again if its record is
         // lost (see `Db::connect_dedicated`).
-        let background = Db::connect_dedicated(&config.database, BACKGROUND_NAME, 8, false).await?;
+        let background = Db::connect_dedicated(&config.database, BACKGROUND_NAME, 8, false)
+            .await?
+            .with_sealer(sealer.clone());
         let feed = PaymentFeed::start(background.clone(), &config.database, config.feed).await?;
         let deliveries = Deliveries::new(background, feed.clone(), config.deliveries)
             .map_err(StartupError::Processor)?;
@@ -282,46 +296,6 @@ impl Application {
             tracing::warn!(error = %err, "closing the database pool failed");
         }
         Ok(())
-    }
-}
-
-/// Background work on a timer: expired idempotency keys are removed, and payments stuck in
-/// PENDING or PROCESSING are reconciled.
-#[derive(Clone)]
-struct Housekeeper {
-    interval: Duration,
-    idempotency: IdempotencySettings,
-    reconcile: ReconcileSettings,
-    payments: PaymentService,
-}
-
-impl Housekeeper {
-    async fn run(self, db: Db, mut stop: watch::Receiver<bool>) {
-        let mut ticks = tokio::time::interval(self.interval);
-        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                _ = ticks.tick() => {}
-                _ = stop.changed() => return,
-            }
-            let retention = i64::try_from(self.idempotency.retention.as_secs()).unwrap_or(i64::MAX);
-            match idempotency_keys::sweep(&db, Timestamp::now().plus_seconds(-retention)).await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!(removed = n, "swept expired idempotency keys"),
-                Err(err) => tracing::warn!(error = %err, "idempotency sweep failed"),
-            }
-            match self.payments.reconcile(self.reconcile).await {
-                Ok(report) if report.expired + report.resolved > 0 => {
-                    tracing::info!(
-                        expired = report.expired,
-                        resolved = report.resolved,
-                        "reconciled payments"
-                    )
-                }
-                Ok(_) => {}
-                Err(err) => tracing::warn!(error = ?err, "reconciliation failed"),
-            }
-        }
     }
 }
 

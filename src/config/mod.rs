@@ -29,6 +29,8 @@ pub struct Config {
     /// Where `GET /metrics` is served; unset: nowhere.
     pub metrics_listen: Option<SocketAddr>,
     pub database: DbConfig,
+    /// The key that seals webhook and signing secrets at rest; none: stored in the clear.
+    pub secrets_key: SecretsKey,
     pub create_demo_account: bool,
     pub query_limits: Option<QueryLimits>,
     pub throttle: ThrottleSettings,
@@ -72,6 +74,7 @@ impl From<ServeArgs> for Config {
             listen: args.listen,
             metrics_listen: args.metrics_listen,
             database: args.database.db_config(),
+            secrets_key: args.database.secrets_key(),
             create_demo_account: !args.no_demo,
             query_limits: (!args.unlimited_queries).then_some(QueryLimits {
                 text: TextLimits {
@@ -164,6 +167,7 @@ impl Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             metrics_listen: None,
             database,
+            secrets_key: SecretsKey::None,
             create_demo_account: false,
             query_limits: Some(QueryLimits::default()),
             throttle: ThrottleSettings::new(
@@ -208,6 +212,6 @@ mod serve;
 mod tests;
 
 pub use connections::ConnectionArgs;
-pub use database::DatabaseArgs;
+pub use database::{DatabaseArgs, SecretText, SecretsKey};
 pub use sandbox::SandboxArgs;
 pub use serve::ServeArgs;

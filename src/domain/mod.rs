@@ -17,6 +17,7 @@ pub mod paging;
 pub mod payment;
 pub mod processor_event;
 pub mod return_url;
+pub mod sealed;
 pub mod state_machine;
 pub mod status;
 pub mod text;

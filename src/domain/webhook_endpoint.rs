@@ -18,9 +18,11 @@ pub struct WebhookEndpoint {
     pub statuses: Vec<PaymentStatus>,
     /// The event types it is sent; empty: all of them, or those `statuses` selects.
     pub event_types: Vec<String>,
-    /// The signing secret (`whsec_...`); shown to the merchant once, when created or rolled.
+    /// The signing secret (`whsec_...`) as stored: sealed when a secrets key is configured
+    /// (see `domain::sealed`). Shown to the merchant once, when created or rolled.
     pub secret: String,
-    /// The secret a roll replaced, and when it stops signing deliveries beside `secret`.
+    /// The secret a roll replaced (as stored), and when it stops signing deliveries beside
+    /// `secret`.
     pub previous_secret: Option<(String, Timestamp)>,
     pub enabled: bool,
     pub disabled_reason: Option<String>,
@@ -35,18 +37,6 @@ pub struct WebhookEndpoint {
 }
 
 impl WebhookEndpoint {
-    /// The secrets that sign a delivery sent at `now`: the current one, and the one it
-    /// replaced while that one's overlap lasts.
-    pub fn signing_secrets(&self, now: Timestamp) -> Vec<&str> {
-        let mut secrets = vec![self.secret.as_str()];
-        if let Some((previous, until)) = &self.previous_secret
-            && now < *until
-        {
-            secrets.push(previous.as_str());
-        }
-        secrets
-    }
-
     /// When the replaced secret stops signing, if it still does at `now`.
     pub fn previous_secret_expires_at(&self, now: Timestamp) -> Option<Timestamp> {
         self.previous_secret

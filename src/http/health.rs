@@ -1,5 +1,6 @@
 //! Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the database answers
-//! and this instance can read the change feed).
+//! and this instance can read the change feed; its detail also says whether secrets are
+//! sealed at rest).
 
 use std::time::Duration;
 
@@ -28,9 +29,15 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) 
     }
     match tokio::time::timeout(READINESS_DEADLINE, readiness::database_answers(&state.db)).await {
         Ok(Ok(())) => {
+            let at_rest = if state.db.sealer().has_key() {
+                "sealed"
+            } else {
+                "in the clear: no secrets key is configured"
+            };
             return (
                 StatusCode::OK,
-                Json(json!({"status": "ok", "database": "ok", "changeFeed": "ok"})),
+                Json(json!({"status": "ok", "database": "ok", "changeFeed": "ok",
+                    "secretsAtRest": at_rest})),
             );
         }
         Ok(Err(err)) => tracing::warn!(error = ?err, "readiness check failed"),

@@ -57,11 +57,13 @@ impl WebhookEndpoints {
 
     /// Registers an endpoint; the answer carries its signing secret, which is never shown
     /// again.
+    /// Registers an endpoint; returns it with its new secret (stored sealed when a secrets
+    /// key is configured, so this is the only place it is seen in the clear).
     pub async fn create(
         &self,
         account_id: &str,
         new: NewEndpoint,
-    ) -> Result<WebhookEndpoint, ServiceError> {
+    ) -> Result<(WebhookEndpoint, String), ServiceError> {
         let url = self.checked_url("input.url", &new.url).await?;
         check_free_text(
             "input.description",
@@ -93,6 +95,7 @@ impl WebhookEndpoints {
         // Read before the insert: whatever commits after the endpoint lies beyond it.
         let feed_from = feed::head(&self.db).await?;
         let now = Timestamp::now();
+        let secret = Secret::generate().as_str().to_string();
         let endpoint = WebhookEndpoint {
             id: new_id(IdKind::WebhookEndpoint),
             account_id: account_id.to_string(),
@@ -100,7 +103,7 @@ impl WebhookEndpoints {
             description: new.description,
             statuses: dedup(new.statuses),
             event_types,
-            secret: Secret::generate().as_str().to_string(),
+            secret: self.db.sealer().seal(&secret),
             previous_secret: None,
             enabled: true,
             disabled_reason: None,
@@ -111,7 +114,7 @@ impl WebhookEndpoints {
             updated_at: now,
         };
         stored::insert_endpoint(&self.db, &endpoint).await?;
-        Ok(endpoint)
+        Ok((endpoint, secret))
     }
 
     pub async fn update(
@@ -167,13 +170,14 @@ impl WebhookEndpoints {
 
     /// Gives the endpoint a new secret. The old one keeps signing every delivery beside it
     /// for `overlap_secs` (0 to 7 days; 0: not at all), so the merchant's receiver can move
-    /// to the new one at its own pace; a secret rolled before is dropped.
+    /// to the new one at its own pace; a secret rolled before is dropped. Returns the endpoint
+    /// with the new secret in the clear (the only place it is seen so).
     pub async fn roll_secret(
         &self,
         account_id: &str,
         id: &str,
         overlap_secs: i64,
-    ) -> Result<WebhookEndpoint, ServiceError> {
+    ) -> Result<(WebhookEndpoint, String), ServiceError> {
         if !(0..=MAX_ROLL_OVERLAP_SECS).contains(&overlap_secs) {
             return Err(ServiceError::bad_input(
                 "input.expireOldInSeconds",
@@ -186,16 +190,14 @@ impl WebhookEndpoints {
         loop {
             let mut endpoint = self.find(account_id, "input.id", id).await?;
             let now = Timestamp::now();
-            let old = std::mem::replace(
-                &mut endpoint.secret,
-                Secret::generate().as_str().to_string(),
-            );
+            let secret = Secret::generate().as_str().to_string();
+            let old = std::mem::replace(&mut endpoint.secret, self.db.sealer().seal(&secret));
             endpoint.previous_secret =
                 (overlap_secs > 0).then(|| (old, now.plus_seconds(overlap_secs)));
             endpoint.updated_at = now;
             if stored::update_endpoint(&self.db, &endpoint).await? {
                 endpoint.version += 1;
-                return Ok(endpoint);
+                return Ok((endpoint, secret));
             }
             retries.again(busy)?;
         }

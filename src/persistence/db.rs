@@ -16,6 +16,7 @@ use sea_orm::{
 };
 
 use super::DbError;
+use crate::domain::sealed::Sealer;
 
 /// Where the database is and how to use it.
 #[derive(Clone, Debug)]
@@ -51,6 +52,8 @@ pub enum Backend {
 pub struct Db {
     conn: DatabaseConnection,
     backend: Backend,
+    /// Seals the secrets this database stores (see [`crate::domain::sealed`]).
+    sealer: Sealer,
     /// Statements run so far, for tests that check batching.
     #[cfg(feature = "test-support")]
     statements: Arc<AtomicU64>,
@@ -81,6 +84,7 @@ impl Db {
         Ok(Self {
             conn,
             backend,
+            sealer: Sealer::none(),
             #[cfg(feature = "test-support")]
             statements,
         })
@@ -119,6 +123,7 @@ impl Db {
         Ok(Self {
             conn,
             backend,
+            sealer: Sealer::none(),
             #[cfg(feature = "test-support")]
             statements: Arc::new(AtomicU64::new(0)),
         })
@@ -174,6 +179,17 @@ impl Db {
             }
             _ => None,
         }
+    }
+
+    /// This handle, sealing the secrets it stores with `sealer`.
+    pub fn with_sealer(mut self, sealer: Sealer) -> Self {
+        self.sealer = sealer;
+        self
+    }
+
+    /// What seals the secrets this handle stores and opens those it reads.
+    pub fn sealer(&self) -> &Sealer {
+        &self.sealer
     }
 
     pub(crate) fn conn(&self) -> &DatabaseConnection {

@@ -20,6 +20,7 @@ pub mod payments;
 pub mod processor_events;
 mod rows;
 pub mod sandbox;
+pub mod sealing;
 pub mod settings;
 pub mod signing_keys;
 

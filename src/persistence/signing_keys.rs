@@ -10,24 +10,28 @@ use super::{Db, DbError};
 use crate::domain::keyring::{FIRST_KID, SigningKey};
 use crate::domain::time::Timestamp;
 
-fn key(row: signing_keys::Model) -> SigningKey {
-    SigningKey {
+/// A stored secret, opened with the database's sealer.
+fn key(db: &Db, row: signing_keys::Model) -> Result<SigningKey, DbError> {
+    Ok(SigningKey {
         kid: u16::try_from(row.kid).unwrap_or(u16::MAX),
-        secret: row.secret,
+        secret: db
+            .sealer()
+            .open(&row.secret)
+            .map_err(|e| DbError::Other(e.to_string()))?,
         created_at: Timestamp::from_micros(row.created_at),
         retired_at: row.retired_at.map(Timestamp::from_micros),
-    }
+    })
 }
 
 /// Every signing secret, retired ones too, by key id.
 pub async fn all(db: &Db) -> Result<Vec<SigningKey>, DbError> {
-    Ok(signing_keys::Entity::find()
+    signing_keys::Entity::find()
         .order_by_asc(signing_keys::Column::Kid)
         .all(db.conn())
         .await?
         .into_iter()
-        .map(key)
-        .collect())
+        .map(|row| key(db, row))
+        .collect()
 }
 
 /// The secrets, with a first one made by `make` when there is none (instances racing on a
@@ -42,7 +46,7 @@ pub async fn all_or_first(
     }
     signing_keys::Entity::insert(signing_keys::ActiveModel {
         kid: Set(i32::from(FIRST_KID)),
-        secret: Set(make()),
+        secret: Set(db.sealer().seal(&make())),
         created_at: Set(Timestamp::now().micros()),
         retired_at: Set(None),
     })
@@ -70,14 +74,14 @@ pub async fn add(db: &Db, make: impl FnOnce() -> String) -> Result<SigningKey, D
     }
     let row = signing_keys::ActiveModel {
         kid: Set(kid),
-        secret: Set(make()),
+        secret: Set(db.sealer().seal(&make())),
         created_at: Set(Timestamp::now().micros()),
         retired_at: Set(None),
     }
     .insert(&txn)
     .await?;
     txn.commit().await?;
-    Ok(key(row))
+    key(db, row)
 }
 
 /// Why a secret was not retired.
@@ -105,7 +109,7 @@ pub async fn retire(db: &Db, kid: u16) -> Result<Result<SigningKey, RetireRefuse
     };
     if row.retired_at.is_some() {
         txn.rollback().await?;
-        return Ok(Ok(key(row)));
+        return key(db, row).map(Ok);
     }
     if rows.len() <= 1 {
         txn.rollback().await?;
@@ -115,5 +119,5 @@ pub async fn retire(db: &Db, kid: u16) -> Result<Result<SigningKey, RetireRefuse
     active.retired_at = Set(Some(Timestamp::now().micros()));
     let row = active.update(&txn).await?;
     txn.commit().await?;
-    Ok(Ok(key(row)))
+    key(db, row).map(Ok)
 }

@@ -151,6 +151,66 @@ fn signing_keys_are_added_listed_without_secrets_and_retired() {
 }
 
 #[test]
+fn secrets_are_sealed_under_a_key_file_and_moved_to_a_new_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir);
+    let run = |key: Option<&std::path::Path>, args: &[&str]| {
+        let mut command = Command::new(BIN);
+        command
+            .args(args)
+            .env("DATABASE_URL", &url)
+            .env_remove("DATABASE_SCHEMA")
+            .env_remove("GRAPHPAY_SECRETS_KEY")
+            .env("RUST_LOG", "warn");
+        match key {
+            Some(path) => command.env("GRAPHPAY_SECRETS_KEY_FILE", path),
+            None => command.env_remove("GRAPHPAY_SECRETS_KEY_FILE"),
+        };
+        command.output().expect("graphpay runs")
+    };
+    let mut files = Vec::new();
+    for name in ["old.key", "new.key"] {
+        let out = run(None, &["secrets", "new-key"]);
+        assert!(out.status.success());
+        let key = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(
+            base64::Engine::decode(&base64::engine::general_purpose::STANDARD, key.trim())
+                .unwrap()
+                .len(),
+            32
+        );
+        let path = dir.path().join(name);
+        std::fs::write(&path, key).unwrap();
+        files.push(path);
+    }
+    let (old, new) = (files[0].as_path(), files[1].as_path());
+    assert!(run(Some(old), &["signing-key", "add"]).status.success());
+    assert!(run(Some(old), &["signing-key", "list"]).status.success());
+    let refused = run(None, &["signing-key", "list"]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("no secrets key is configured"));
+
+    let new_file = new.to_str().unwrap();
+    let out = run(
+        Some(old),
+        &["secrets", "reencrypt", "--new-key-file", new_file],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "sealed 2 secrets under the new key"
+    );
+    assert!(run(Some(new), &["signing-key", "list"]).status.success());
+    let refused = run(Some(old), &["signing-key", "list"]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("does not open"));
+}
+
+#[test]
 fn account_create_refuses_an_empty_name() {
     let dir = tempfile::tempdir().unwrap();
     let out = graphpay(&sqlite_url(&dir), &["account", "create", "--name", "  "]);

@@ -37,6 +37,7 @@ mod persistence;
 mod playground;
 mod rail;
 mod schema;
+mod secrets_at_rest;
 mod selections;
 mod signing_keys;
 mod subscriptions;

@@ -94,12 +94,12 @@ pub async fn create(
         statuses: statuses(input.statuses),
         event_types: input.event_types.unwrap_or_default(),
     };
-    let endpoint = service(ctx)?
+    let (endpoint, secret) = service(ctx)?
         .create(viewer(ctx)?, new)
         .await
         .map_err(ApiError::from)?;
     Ok(CreateWebhookEndpointPayload {
-        secret: endpoint.secret.clone(),
+        secret,
         endpoint: WebhookEndpoint(Arc::new(endpoint)),
     })
 }
@@ -128,7 +128,7 @@ pub async fn roll_secret(
     ctx: &Context<'_>,
     input: RollWebhookEndpointSecretInput,
 ) -> Result<RollWebhookEndpointSecretPayload> {
-    let endpoint = service(ctx)?
+    let (endpoint, secret) = service(ctx)?
         .roll_secret(
             viewer(ctx)?,
             &input.id,
@@ -137,7 +137,7 @@ pub async fn roll_secret(
         .await
         .map_err(ApiError::from)?;
     Ok(RollWebhookEndpointSecretPayload {
-        secret: endpoint.secret.clone(),
+        secret,
         endpoint: WebhookEndpoint(Arc::new(endpoint)),
     })
 }

@@ -106,19 +106,30 @@ pub async fn claim_due(
         };
         out.push(Claimed {
             url: endpoint.url.clone(),
-            secrets: std::iter::once(endpoint.secret.clone())
-                .chain(
-                    endpoint
-                        .previous_secret
-                        .clone()
-                        .filter(|_| endpoint.previous_secret_expires_at > Some(now_micros)),
-                )
-                .collect(),
+            secrets: signing_secrets(db, endpoint, now_micros),
             token: token.clone(),
             delivery: delivery(row)?,
         });
     }
     Ok(out)
+}
+
+/// The secrets that sign an attempt at `now_micros`, opened: the current one, and the one a
+/// roll replaced while its overlap lasts. None when one cannot be opened (the attempt is
+/// then recorded as not sent, and the failure logged).
+fn signing_secrets(db: &Db, endpoint: &webhook_endpoints::Model, now_micros: i64) -> Vec<String> {
+    let previous = endpoint
+        .previous_secret
+        .as_ref()
+        .filter(|_| endpoint.previous_secret_expires_at > Some(now_micros));
+    let opened: Result<Vec<String>, _> = std::iter::once(&endpoint.secret)
+        .chain(previous)
+        .map(|stored| db.sealer().open(stored))
+        .collect();
+    opened.unwrap_or_else(|err| {
+        tracing::error!(endpoint = %endpoint.id, error = %err, "an endpoint's secret cannot be opened");
+        Vec::new()
+    })
 }
 
 /// How stale an endpoint's `last_success_at` may be: it only has to tell whether the endpoint

@@ -1,0 +1,51 @@
+//! The gateway's timer: expired idempotency keys swept, stuck payments reconciled.
+
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use crate::domain::time::Timestamp;
+use crate::persistence::{Db, idempotency_keys};
+use crate::service::idempotency::IdempotencySettings;
+use crate::service::payments::PaymentService;
+use crate::service::reconcile::ReconcileSettings;
+
+/// Background work on a timer: expired idempotency keys are removed, and payments stuck in
+/// PENDING or PROCESSING are reconciled.
+#[derive(Clone)]
+pub(super) struct Housekeeper {
+    pub(super) interval: Duration,
+    pub(super) idempotency: IdempotencySettings,
+    pub(super) reconcile: ReconcileSettings,
+    pub(super) payments: PaymentService,
+}
+
+impl Housekeeper {
+    pub(super) async fn run(self, db: Db, mut stop: watch::Receiver<bool>) {
+        let mut ticks = tokio::time::interval(self.interval);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = ticks.tick() => {}
+                _ = stop.changed() => return,
+            }
+            let retention = i64::try_from(self.idempotency.retention.as_secs()).unwrap_or(i64::MAX);
+            match idempotency_keys::sweep(&db, Timestamp::now().plus_seconds(-retention)).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(removed = n, "swept expired idempotency keys"),
+                Err(err) => tracing::warn!(error = %err, "idempotency sweep failed"),
+            }
+            match self.payments.reconcile(self.reconcile).await {
+                Ok(report) if report.expired + report.resolved > 0 => {
+                    tracing::info!(
+                        expired = report.expired,
+                        resolved = report.resolved,
+                        "reconciled payments"
+                    )
+                }
+                Ok(_) => {}
+                Err(err) => tracing::warn!(error = ?err, "reconciliation failed"),
+            }
+        }
+    }
+}
