@@ -11,8 +11,9 @@ use graphpay::persistence::{sealing, signing_keys};
 use graphpay::startup::Application;
 use serde_json::json;
 
-use crate::helpers::{Backend, Receiver, TestApp, created_id, on_both_backends_fn};
+use crate::helpers::{Backend, Receiver, TestApp, on_both_backends_fn};
 use crate::merchant_webhooks::fast;
+use crate::webhook_secret_roll::delivered;
 
 const CREATE: &str = "mutation($input: CreateWebhookEndpointInput!) {
   createWebhookEndpoint(input: $input) { secret endpoint { id } } }";
@@ -113,20 +114,8 @@ async fn a_dump_holds_no_secret_in_the_clear_and_deliveries_still_verify(backend
     assert_eq!(secrets.len(), 4);
 
     // Deliveries are signed with the opened secrets: both verify during the overlap.
-    let payment = created_id(
-        &app,
-        &api_key,
-        "p1",
-        json!({"amount": 100, "currency": "USD", "source": "tok_visa"}),
-    )
-    .await;
-    let got = receiver
-        .until(|all| {
-            all.iter()
-                .any(|r| r.json()["data"]["payment"]["id"] == payment.as_str())
-        })
-        .await;
-    assert!(got[0].verifies_with(&second) && got[0].verifies_with(&first));
+    let got = delivered(&app, &api_key, &receiver, "p1").await;
+    assert!(got.verifies_with(&second) && got.verifies_with(&first));
 
     let bytes = dump(&app);
     for secret in &secrets {
@@ -164,23 +153,7 @@ async fn a_dump_holds_no_secret_in_the_clear_and_deliveries_still_verify(backend
         "endpoint secrets, signing secrets, the webhook setting: {moved}"
     );
     let renewed = app.another_instance_with(with_key(&new_key)).await;
-    let payment = created_id(
-        &renewed,
-        &api_key,
-        "p2",
-        json!({"amount": 100, "currency": "USD", "source": "tok_visa"}),
-    )
-    .await;
-    let got = receiver
-        .until(|all| {
-            all.iter()
-                .any(|r| r.json()["data"]["payment"]["id"] == payment.as_str())
-        })
-        .await;
-    let delivered = got
-        .iter()
-        .find(|r| r.json()["data"]["payment"]["id"] == payment.as_str())
-        .unwrap();
+    let delivered = delivered(&renewed, &api_key, &receiver, "p2").await;
     assert!(delivered.verifies_with(&second));
 }
 

@@ -25,7 +25,12 @@ fn pending(amount: i64) -> Value {
 }
 
 /// Creates a payment and waits for its first delivery.
-async fn delivered(app: &TestApp, key: &str, receiver: &Receiver, idem: &str) -> Received {
+pub(crate) async fn delivered(
+    app: &TestApp,
+    key: &str,
+    receiver: &Receiver,
+    idem: &str,
+) -> Received {
     let payment = created_id(app, key, idem, pending(100)).await;
     let of_payment = |r: &Received| r.json()["data"]["payment"]["id"] == payment.as_str();
     let got = receiver.until(|all| all.iter().any(of_payment)).await;
