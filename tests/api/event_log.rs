@@ -188,6 +188,56 @@ on_both_backends! {
         }
     }
 
+    async fn another_accounts_events_are_never_seen(app: TestApp) {
+        let (_, key) = app.account("Shop").await;
+        let (_, other_key) = app.account("Other").await;
+        let id = created_id(&app, &key, "p", input(1_000, "tok_visa")).await;
+        created_id(&app, &other_key, "p", input(7, "tok_visa")).await;
+        let own = until_events(&app, &key, Value::Null, 2).await;
+        let theirs = until_events(&app, &other_key, Value::Null, 2).await;
+        let (own_ids, their_ids) = (ids(&own), ids(&theirs));
+        assert!(own_ids.iter().all(|id| !their_ids.contains(id)));
+        for event in &own_ids {
+            let found = app
+                .query(&other_key, "query($id: ID!) { node(id: $id) { id } }", json!({"id": event}))
+                .await;
+            assert_eq!(found["node"], Value::Null, "another account's event by id");
+        }
+        let (edges, _) = events_page(&app, &other_key, json!({"first": 50, "filter": {"paymentId": id}})).await;
+        assert!(edges.is_empty(), "another account's payment's events");
+        // A cursor from one account's log is not a way into another's.
+        let cursor = own.last().unwrap()["cursor"].clone();
+        let (edges, _) = events_page(&app, &other_key, json!({"first": 50, "after": cursor})).await;
+        assert!(edges.iter().all(|e| their_ids.contains(&e["node"]["id"].as_str().unwrap().to_string())));
+    }
+
+    async fn a_long_list_of_types_is_answered_like_a_short_one(app: TestApp) {
+        let (_, key) = app.account("Shop").await;
+        created_id(&app, &key, "p", input(1_000, "tok_visa")).await;
+        until_events(&app, &key, Value::Null, 2).await;
+        // As many entries as the request body allows: they are checked one by one against
+        // the known types and counted once each.
+        let types: Vec<&str> = ["payment.succeeded", "payment.processing"].repeat(5_000);
+        let (edges, _) = events_page(&app, &key, json!({"first": 50, "filter": {"types": types}})).await;
+        assert_eq!(edges.len(), 2);
+        let mut unknown = types.clone();
+        unknown.push("payment.exploded");
+        let (_, body) = app.post(Some(&key), EVENTS, json!({"filter": {"types": unknown}})).await;
+        assert_eq!(first_error_code(&body), "BAD_USER_INPUT");
+        assert_eq!(body["errors"][0]["extensions"]["field"], "filter.types[10000]");
+        // Past the body limit the request is refused before anything is parsed.
+        let too_many: Vec<&str> = ["payment.succeeded"].repeat(20_000);
+        let response = app
+            .http
+            .post(format!("{}/graphql", app.address))
+            .bearer_auth(&key)
+            .json(&json!({"query": EVENTS, "variables": {"filter": {"types": too_many}}}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 413);
+    }
+
     async fn refunds_have_events_and_every_event_id_is_shared(app: TestApp) {
         let (_, key) = app.account("Shop").await;
         let id = created_id(&app, &key, "p", input(1_000, "tok_visa")).await;
