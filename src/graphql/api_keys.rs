@@ -77,16 +77,22 @@ pub struct RollApiKeyPayload {
     pub previous_key: ApiKey,
 }
 
-/// The viewer's keys, oldest first.
+/// The most keys `apiKeys` lists: every roll adds one, so an account's keys grow without
+/// bound while a listing must not.
+pub const MAX_LISTED_KEYS: u64 = 100;
+
+/// The viewer's newest [`MAX_LISTED_KEYS`] keys, oldest first.
 pub async fn list(ctx: &Context<'_>) -> Result<Vec<ApiKey>> {
     let viewer = ctx.data::<Viewer>()?;
     let db = ctx.data::<Db>()?;
     let now = Timestamp::now();
-    Ok(accounts::list_keys(db, &viewer.account_id)
-        .await?
-        .into_iter()
-        .map(|key| ApiKey::shown(key, now))
-        .collect())
+    Ok(
+        accounts::recent_keys(db, &viewer.account_id, MAX_LISTED_KEYS)
+            .await?
+            .into_iter()
+            .map(|key| ApiKey::shown(key, now))
+            .collect(),
+    )
 }
 
 pub async fn roll(ctx: &Context<'_>, input: RollApiKeyInput) -> Result<RollApiKeyPayload> {

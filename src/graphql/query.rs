@@ -59,8 +59,8 @@ impl Query {
         Ok(Account::from(account))
     }
 
-    /// The account's API keys, oldest first (unrestricted keys only): what they are, when
-    /// they were last used and when they expire, never their secrets.
+    /// The account's newest 100 API keys, oldest first (unrestricted keys only): what they
+    /// are, when they were last used and when they expire, never their secrets.
     async fn api_keys(&self, ctx: &Context<'_>) -> Result<Vec<api_keys::ApiKey>> {
         api_keys::list(ctx).await
     }

@@ -29,7 +29,7 @@ pub async fn create(db: &Db, name: &str) -> Result<CreatedAccount, DbError> {
     }
     .insert(&txn)
     .await?;
-    let key = insert_key(&txn, &account.id).await?;
+    let (_, key) = insert_key(&txn, &account.id).await?;
     txn.commit().await?;
     Ok(CreatedAccount {
         account: super::rows::account(account),
@@ -37,12 +37,14 @@ pub async fn create(db: &Db, name: &str) -> Result<CreatedAccount, DbError> {
     })
 }
 
+/// Stores a new key for `account_id`; returns it as stored, with its secret (which only this
+/// value holds).
 async fn insert_key(
     conn: &impl sea_orm::ConnectionTrait,
     account_id: &str,
-) -> Result<api_key::NewApiKey, DbError> {
+) -> Result<(ApiKey, api_key::NewApiKey), DbError> {
     let key = api_key::generate();
-    api_keys::ActiveModel {
+    let row = api_keys::ActiveModel {
         id: Set(new_id(IdKind::ApiKey)),
         account_id: Set(account_id.to_string()),
         prefix: Set(key.prefix.clone()),
@@ -54,7 +56,7 @@ async fn insert_key(
     }
     .insert(conn)
     .await?;
-    Ok(key)
+    Ok((super::rows::api_key(row), key))
 }
 
 pub async fn count(db: &Db) -> Result<u64, DbError> {
@@ -77,13 +79,8 @@ pub async fn create_key(db: &Db, account_id: &str) -> Result<Option<(ApiKey, Str
     if find(db, account_id).await?.is_none() {
         return Ok(None);
     }
-    let key = insert_key(db.conn(), account_id).await?;
-    let row = api_keys::Entity::find()
-        .filter(api_keys::Column::KeyHash.eq(key.hash))
-        .one(db.conn())
-        .await?
-        .ok_or_else(|| DbError::NotFound("api key just inserted".into()))?;
-    Ok(Some((super::rows::api_key(row), key.secret)))
+    let (stored, key) = insert_key(db.conn(), account_id).await?;
+    Ok(Some((stored, key.secret)))
 }
 
 /// Revokes a key named by its id (`key_...`) or its visible prefix; returns the revoked key,
@@ -117,6 +114,21 @@ pub async fn list_keys(db: &Db, account_id: &str) -> Result<Vec<ApiKey>, DbError
         .await
         .map(|rows| rows.into_iter().map(super::rows::api_key).collect())
         .map_err(DbError::from)
+}
+
+/// The account's newest `limit` keys, oldest first.
+pub async fn recent_keys(db: &Db, account_id: &str, limit: u64) -> Result<Vec<ApiKey>, DbError> {
+    let mut keys: Vec<ApiKey> = api_keys::Entity::find()
+        .filter(api_keys::Column::AccountId.eq(account_id))
+        .order_by_desc(api_keys::Column::Id)
+        .limit(limit)
+        .all(db.conn())
+        .await?
+        .into_iter()
+        .map(super::rows::api_key)
+        .collect();
+    keys.reverse();
+    Ok(keys)
 }
 
 /// A key's account and expiry, if it is not revoked (whether it has expired is the caller's
@@ -225,15 +237,10 @@ pub async fn roll_key(
     let mut active: api_keys::ActiveModel = old.clone().into();
     active.expires_at = Set(Some(old.expires_at.map_or(expires, |at| at.min(expires))));
     let old_key = super::rows::api_key(active.update(&txn).await?);
-    let key = insert_key(&txn, &old.account_id).await?;
-    let new_row = api_keys::Entity::find()
-        .filter(api_keys::Column::KeyHash.eq(key.hash))
-        .one(&txn)
-        .await?
-        .ok_or_else(|| DbError::NotFound("api key just inserted".into()))?;
+    let (new_key, key) = insert_key(&txn, &old.account_id).await?;
     txn.commit().await?;
     Ok(Ok(RolledKey {
-        new_key: super::rows::api_key(new_row),
+        new_key,
         secret: key.secret,
         old_key,
     }))

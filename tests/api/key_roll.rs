@@ -181,6 +181,24 @@ on_both_backends! {
         assert_eq!(field(&body), "input.keyId");
     }
 
+    async fn the_listing_holds_the_newest_hundred_keys(app: TestApp) {
+        let (account, key) = app.account("Acme").await;
+        let first = key_id(&app, &key).await;
+        let mut newest = String::new();
+        for _ in 0..101 {
+            let (made, _) = graphpay::persistence::accounts::create_key(&app.db, &account)
+                .await
+                .unwrap()
+                .unwrap();
+            newest = made.id;
+        }
+        let listed = app.query(&key, KEYS, json!({})).await;
+        let listed = listed["apiKeys"].as_array().unwrap();
+        assert_eq!(listed.len(), 100);
+        assert_eq!(listed[99]["id"], newest.as_str(), "oldest first, up to the newest");
+        assert!(listed.iter().all(|k| k["id"] != first.as_str()), "the oldest left out");
+    }
+
     async fn client_tokens_can_neither_list_nor_roll_keys(app: TestApp) {
         let (_, key) = app.account("Acme").await;
         let id = key_id(&app, &key).await;
