@@ -106,7 +106,8 @@ impl Keyring {
     /// Takes `keys` as the live set: retired ones are dropped; the active one (which signs)
     /// is the newest that was added at least `activation` before `now`, so that every
     /// instance knows it before anything signed with it reaches them; the oldest live one
-    /// when none is that old (a fresh database's first secret). A set with no live secret changes nothing.
+    /// when none is that old (a fresh database's first secret). A set with no live secret
+    /// changes nothing.
     pub fn replace(&self, keys: &[SigningKey], now: Timestamp, activation: Duration) {
         let live: Vec<&SigningKey> = keys.iter().filter(|k| k.retired_at.is_none()).collect();
         let Some(newest) = live.iter().map(|k| k.kid).max() else {

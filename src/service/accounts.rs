@@ -8,8 +8,8 @@
 //! expires: within one second, the bound the contract promises. The same holds for the client
 //! tokens a key minted, which are checked by their signature and then by their minting key
 //! being live. A rolled key carries its expiry into the cache, so it stops at its expiry
-//! exactly, on every instance, not half a second later. Unknown and malformed credentials are never remembered, so a stream of made-up
-//! ones cannot fill the cache or keep a key alive.
+//! exactly, on every instance, not half a second later. Unknown and malformed credentials are
+//! never remembered, so a stream of made-up ones cannot fill the cache or keep a key alive.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -21,6 +21,16 @@ fn graphpay(db_url: &str, args: &[&str]) -> std::process::Output {
         .expect("graphpay runs")
 }
 
+/// The standard output of a run that must succeed (its standard error shown otherwise).
+fn succeeded(out: &std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 fn sqlite_url(dir: &tempfile::TempDir) -> String {
     format!("sqlite://{}?mode=rwc", dir.path().join("cli.db").display())
 }
@@ -102,25 +112,9 @@ fn key_roll_issues_a_successor_and_lists_the_old_key_as_expiring() {
 fn signing_keys_are_added_listed_without_secrets_and_retired() {
     let dir = tempfile::tempdir().unwrap();
     let url = sqlite_url(&dir);
-    let list = |url: &str| {
-        let out = graphpay(url, &["signing-key", "list"]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
-    let out = graphpay(&url, &["signing-key", "add"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        "added signing key 1"
-    );
+    let list = |url: &str| succeeded(&graphpay(url, &["signing-key", "list"]));
+    let added = succeeded(&graphpay(&url, &["signing-key", "add"]));
+    assert_eq!(added.trim(), "added signing key 1");
     let listed = list(&url);
     let rows: Vec<Vec<&str>> = listed.lines().map(|l| l.split('\t').collect()).collect();
     assert_eq!(
@@ -195,15 +189,7 @@ fn secrets_are_sealed_under_a_key_file_and_moved_to_a_new_one() {
         Some(old),
         &["secrets", "reencrypt", "--new-key-file", new_file],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        "sealed 2 secrets under the new key"
-    );
+    assert_eq!(succeeded(&out).trim(), "sealed 2 secrets under the new key");
     assert!(run(Some(new), &["signing-key", "list"]).status.success());
     let refused = run(Some(old), &["signing-key", "list"]);
     assert!(!refused.status.success());
