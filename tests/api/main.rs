@@ -6,6 +6,7 @@ mod helpers;
 mod auth;
 mod breaker;
 mod capture;
+mod checkout_browser;
 mod cli;
 mod client_tokens;
 mod cluster_selftest;

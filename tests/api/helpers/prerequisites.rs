@@ -21,7 +21,8 @@ pub const HTTP_AUDIT: &[Needed] = &[Needed {
     install: "npm ci --prefix tests/http-audit",
 }];
 
-/// The dashboard's browser test (`tests/api/dashboard_browser.rs`), beside `node`.
+/// The browser tests (`tests/api/*_browser.rs`: the dashboard, the customer-action page, the
+/// checkout), beside `node`.
 pub const BROWSER: &[Needed] = &[
     Needed {
         path: CHROMIUM,
@@ -34,6 +35,10 @@ pub const BROWSER: &[Needed] = &[
     Needed {
         path: "examples/dashboard/dist/index.html",
         install: "npm ci && npm run build in examples/dashboard",
+    },
+    Needed {
+        path: "examples/checkout/dist/index.html",
+        install: "npm ci && npm run build in examples/checkout",
     },
 ];
 
