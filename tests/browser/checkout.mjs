@@ -123,10 +123,14 @@ async function openCheckout(browser) {
   return opened;
 }
 
-/** The outcome the page shows once it has one (not 'working' or 'redirecting'). */
-async function outcomeOf(page) {
-  const outcome = page.locator('#outcome:not([data-state="working"]):not([data-state="redirecting"])');
-  await outcome.waitFor({ timeout: WAIT });
+/**
+ * The outcome the page shows once it has one: not 'working' or 'redirecting', nor, when the
+ * page reads the payment until it settles (`settled`), 'waiting' (it reads for 15 s at most).
+ */
+async function outcomeOf(page, { settled = false } = {}) {
+  const passing = ['working', 'redirecting', ...(settled ? ['waiting'] : [])];
+  const outcome = page.locator(`#outcome${passing.map((state) => `:not([data-state="${state}"])`).join('')}`);
+  await outcome.waitFor({ timeout: settled ? 2 * WAIT : WAIT });
   return {
     state: await outcome.getAttribute('data-state'),
     paymentId: await outcome.getAttribute('data-payment-id'),
@@ -239,7 +243,7 @@ async function approvedOnTheActionPage(browser) {
   check(returned.page === 'return' && returned.paymentId === id, 'the return page was rendered for that payment');
   check(returned.clientToken !== config.clientToken, 'the return page has a client token of its own');
   check(!(await page.content()).includes(SECRET_KEY), 'the return page does not contain the secret key');
-  const outcome = await outcomeOf(page);
+  const outcome = await outcomeOf(page, { settled: true });
   check(outcome.state === 'succeeded' && outcome.paymentId === id, `the return page shows success for ${id} (${outcome.state}: ${outcome.text})`);
   check(!(await page.locator('#continue').isVisible()), 'the return page offers no way back to the bank once paid');
   check(
