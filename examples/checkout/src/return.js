@@ -53,7 +53,8 @@ async function follow(config, check, resume) {
       return;
     }
     if (read === READS) {
-      show({ ...outcome, title: `Still waiting: ${outcome.title.toLowerCase()}` }, payment.id);
+      const title = payment.status === 'REQUIRES_ACTION' ? 'Not confirmed yet' : 'Still in progress';
+      show({ ...outcome, title }, payment.id);
       check.hidden = false;
       const url = payment.status === 'REQUIRES_ACTION' && payment.nextAction?.redirectUrl;
       if (url && /^https?:\/\//.test(url)) {
