@@ -4,10 +4,12 @@ use std::io::Write;
 
 use clap::{Parser, Subcommand};
 
+mod keys;
+
+pub use keys::KeyCommand;
+
 use crate::config::{DatabaseArgs, SandboxArgs, SecretsKey, ServeArgs};
-use crate::domain::account::MAX_ROLL_OVERLAP_SECS;
 use crate::domain::sealed::Sealer;
-use crate::domain::time::Timestamp;
 use crate::persistence::{Db, accounts, sealing, signing_keys};
 use crate::sandbox::SandboxApp;
 use crate::telemetry::LogFormat;
@@ -107,47 +109,6 @@ pub enum AccountCommand {
     },
 }
 
-#[derive(Subcommand, Debug)]
-pub enum KeyCommand {
-    /// Issue a new API key for an account (shown only this once).
-    Create {
-        #[arg(long)]
-        account: String,
-        /// Print exactly `{"keyId": "...", "apiKey": "..."}`.
-        #[arg(long)]
-        json: bool,
-        #[command(flatten)]
-        database: DatabaseArgs,
-    },
-    /// Revoke a key, named by its id (`key_...`) or its visible prefix.
-    Revoke {
-        key: String,
-        #[command(flatten)]
-        database: DatabaseArgs,
-    },
-    /// Issue a successor to a key (named by its id or visible prefix), shown only this once;
-    /// the old key keeps working for `--expire-old-in` seconds (at once by default, at most
-    /// 7 days).
-    Roll {
-        key: String,
-        #[arg(long, default_value_t = 0)]
-        expire_old_in: i64,
-        /// Print exactly `{"keyId": "...", "apiKey": "...", "oldKeyExpiresAt": "..."}`.
-        #[arg(long)]
-        json: bool,
-        #[command(flatten)]
-        database: DatabaseArgs,
-    },
-    /// List an account's keys (prefixes only; secrets are never stored): id, prefix, state,
-    /// created, last used, expires.
-    List {
-        #[arg(long)]
-        account: String,
-        #[command(flatten)]
-        database: DatabaseArgs,
-    },
-}
-
 /// Runs a parsed command line; the error is printed by `main`.
 pub async fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
@@ -198,33 +159,7 @@ pub async fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
-        Command::Key(KeyCommand::Create {
-            account,
-            json,
-            database,
-        }) => {
-            let db = open(&database).await?;
-            let (key, secret) = accounts::create_key(&db, &account)
-                .await
-                .map_err(|e| e.to_string())?
-                .ok_or_else(|| format!("no account {account}"))?;
-            if json {
-                println!("{}", serde_json::json!({"keyId": key.id, "apiKey": secret}));
-            } else {
-                println!("key: {}", key.id);
-                println!("api key: {secret}");
-            }
-            Ok(())
-        }
-        Command::Key(KeyCommand::Revoke { key, database }) => {
-            let db = open(&database).await?;
-            let revoked = accounts::revoke_key(&db, &key)
-                .await
-                .map_err(|e| e.to_string())?
-                .ok_or_else(|| format!("no single key with id or prefix {key}"))?;
-            println!("revoked: {} ({})", revoked.id, revoked.prefix);
-            Ok(())
-        }
+        Command::Key(command) => keys::run(command).await,
         Command::SigningKey(command) => signing_key(command).await,
         Command::Secrets(SecretsCommand::NewKey) => {
             println!("{}", Sealer::generate_key());
@@ -241,35 +176,6 @@ pub async fn run(cli: Cli) -> Result<(), String> {
                 .await
                 .map_err(|e| e.to_string())?;
             println!("sealed {written} secrets under the new key");
-            Ok(())
-        }
-        Command::Key(KeyCommand::Roll {
-            key,
-            expire_old_in,
-            json,
-            database,
-        }) => roll_key(&key, expire_old_in, json, &database).await,
-        Command::Key(KeyCommand::List { account, database }) => {
-            let db = open(&database).await?;
-            let keys = accounts::list_keys(&db, &account)
-                .await
-                .map_err(|e| e.to_string())?;
-            let now = Timestamp::now();
-            let when =
-                |at: Option<Timestamp>| at.map_or_else(|| "-".to_string(), |t| t.to_rfc3339());
-            let mut out = std::io::stdout().lock();
-            for key in keys {
-                let _ = writeln!(
-                    out,
-                    "{}\t{}\t{}\t{}\t{}\t{}",
-                    key.id,
-                    key.prefix,
-                    key.state(now),
-                    key.created_at.to_rfc3339(),
-                    when(key.last_used_at),
-                    when(key.expires_at)
-                );
-            }
             Ok(())
         }
     }
@@ -329,46 +235,7 @@ async fn signing_key(command: SigningKeyCommand) -> Result<(), String> {
     }
 }
 
-async fn roll_key(
-    key: &str,
-    expire_old_in: i64,
-    json: bool,
-    database: &DatabaseArgs,
-) -> Result<(), String> {
-    if !(0..=MAX_ROLL_OVERLAP_SECS).contains(&expire_old_in) {
-        return Err(format!(
-            "--expire-old-in must be between 0 and {MAX_ROLL_OVERLAP_SECS} seconds (7 days)"
-        ));
-    }
-    let db = open(database).await?;
-    let rolled = accounts::roll_key(&db, key, None, expire_old_in, Timestamp::now())
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|refused| match refused {
-            accounts::RollRefused::NotFound => format!("no single key with id or prefix {key}"),
-            accounts::RollRefused::NotLive => format!("key {key} is revoked or expired"),
-        })?;
-    let expires = rolled
-        .old_key
-        .expires_at
-        .map(Timestamp::to_rfc3339)
-        .unwrap_or_default();
-    if json {
-        println!(
-            "{}",
-            serde_json::json!({"keyId": rolled.new_key.id, "apiKey": rolled.secret,
-                "oldKeyExpiresAt": expires})
-        );
-    } else {
-        println!("key: {}", rolled.new_key.id);
-        println!("api key: {}", rolled.secret);
-        println!("old key {} stops working at {expires}", rolled.old_key.id);
-        eprintln!("keep the API key now: it is not stored and cannot be shown again");
-    }
-    Ok(())
-}
-
-async fn open(database: &DatabaseArgs) -> Result<Db, String> {
+pub(crate) async fn open(database: &DatabaseArgs) -> Result<Db, String> {
     let config = database.db_config();
     let sealer = database.secrets_key().sealer()?;
     Db::migrate(&config).await.map_err(|e| e.to_string())?;

@@ -30,6 +30,7 @@ use crate::service::accounts::Keys;
 use crate::service::feed::PaymentFeed;
 use crate::service::payments::PaymentService;
 use crate::service::signing_keys::{self, KeyringSettings};
+use crate::service::submit_tokens::SubmitTokens;
 
 mod housekeeper;
 mod secrets;
@@ -206,12 +207,20 @@ impl Application {
             config.live_key_ttl,
             TokenSigner::with_keys(keyring.clone()),
         );
+        let submit_tokens = SubmitTokens::new(
+            db.clone(),
+            config.submit_tokens,
+            config.idempotency.retention,
+        );
         let schemas = graphql::build(
             db.clone(),
             CursorCodec::with_keys(keyring.clone()),
-            payments.clone(),
-            WebhookEndpoints::new(db.clone(), config.deliveries.policy),
-            keys.clone(),
+            graphql::Services {
+                payments: payments.clone(),
+                endpoints: WebhookEndpoints::new(db.clone(), config.deliveries.policy),
+                keys: keys.clone(),
+                submit_tokens: submit_tokens.clone(),
+            },
             guards,
             config.resolve_field_by_field,
         );
@@ -247,6 +256,7 @@ impl Application {
                 idempotency: config.idempotency,
                 reconcile: config.reconcile,
                 payments,
+                submit_tokens,
             },
         })
     }

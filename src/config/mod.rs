@@ -21,6 +21,7 @@ use crate::service::idempotency::IdempotencySettings;
 use crate::service::payments::LifecycleSettings;
 use crate::service::reconcile::ReconcileSettings;
 use crate::service::signing_keys::KeyringSettings;
+use crate::service::submit_tokens::SubmitTokenSettings;
 
 /// The typed configuration the server runs with.
 #[derive(Clone, Debug)]
@@ -66,6 +67,8 @@ pub struct Config {
     pub client_tokens_trusted_documents_only: bool,
     /// Whether pages are resolved field by field only (see `ServeArgs`).
     pub resolve_field_by_field: bool,
+    /// Whether client tokens must use submit tokens, and how long those may live.
+    pub submit_tokens: SubmitTokenSettings,
 }
 
 impl From<ServeArgs> for Config {
@@ -153,6 +156,11 @@ impl From<ServeArgs> for Config {
             trusted_documents: args.trusted_documents,
             client_tokens_trusted_documents_only: args.client_tokens_trusted_documents_only,
             resolve_field_by_field: args.resolve_field_by_field,
+            submit_tokens: SubmitTokenSettings {
+                required_for_client_tokens: args.client_tokens_require_submit_tokens,
+                max_ttl_seconds: i64::try_from(args.submit_token_max_ttl_secs.max(1))
+                    .unwrap_or(i64::MAX),
+            },
         }
     }
 }
@@ -200,6 +208,7 @@ impl Config {
             trusted_documents: None,
             client_tokens_trusted_documents_only: false,
             resolve_field_by_field: false,
+            submit_tokens: SubmitTokenSettings::default(),
         }
     }
 }

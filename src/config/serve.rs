@@ -263,6 +263,29 @@ pub struct ServeArgs {
     )]
     pub client_tokens_trusted_documents_only: bool,
 
+    /// Client tokens must send a submit token (`sbt_...`, from `createSubmitToken`) as the
+    /// `idempotencyKey` of every money-moving mutation, so that one rendered form moves money
+    /// at most once; a key of their own is refused with `INVALID_IDEMPOTENCY_KEY`. Secret
+    /// keys are unaffected. Takes 1/0, true/false, yes/no, on/off.
+    #[arg(
+        long,
+        env = "GRAPHPAY_CLIENT_TOKENS_REQUIRE_SUBMIT_TOKENS",
+        value_parser = BoolishValueParser::new(),
+        default_value_t = false
+    )]
+    pub client_tokens_require_submit_tokens: bool,
+
+    /// The longest a submit token may wait for its first use, in seconds (a request's
+    /// `ttlSeconds` beyond it is refused). Never more than the idempotency retention (it is
+    /// lowered to it): a used token is known by its key's record, so the record must outlive
+    /// the token's chance of a first use.
+    #[arg(
+        long,
+        env = "GRAPHPAY_SUBMIT_TOKEN_MAX_TTL_SECS",
+        default_value_t = 86_400
+    )]
+    pub submit_token_max_ttl_secs: u64,
+
     /// Resolves the payments of a page field by field, as any other object, instead of
     /// writing each row's fields straight into the answer: slower, the same bytes. For
     /// comparing the two ways of answering and for diagnosis. Takes 1/0, true/false, yes/no,

@@ -1,5 +1,6 @@
 //! Merchant accounts and the API keys that act for them.
 
+use super::scope::Scopes;
 use super::time::Timestamp;
 
 /// A merchant account: the owner of API keys and payments.
@@ -25,6 +26,10 @@ pub struct ApiKey {
     pub expires_at: Option<Timestamp>,
     /// When the key last authenticated a request, to the minute.
     pub last_used_at: Option<Timestamp>,
+    /// What the owner called it.
+    pub name: Option<String>,
+    /// What a restricted key may do; `None` for an unrestricted key (everything).
+    pub scopes: Option<Scopes>,
 }
 
 /// The longest a rolled key may keep working beside its successor.
@@ -45,4 +50,27 @@ impl ApiKey {
             (None, None) => "active",
         }
     }
+}
+
+/// The longest name a key may have, in characters.
+pub const MAX_KEY_NAME_CHARS: usize = 100;
+
+/// The most live keys an account may hold at once when it creates keys through the API
+/// (each roll adds one, and expires its predecessor).
+pub const MAX_LIVE_KEYS: u64 = 100;
+
+/// A key's name as given, trimmed: 1 to [`MAX_KEY_NAME_CHARS`] characters, none of them a
+/// control character.
+pub fn key_name(name: &str) -> Result<String, String> {
+    let name = name.trim();
+    let chars = name.chars().count();
+    if chars == 0 || chars > MAX_KEY_NAME_CHARS {
+        return Err(format!(
+            "a key's name must be 1 to {MAX_KEY_NAME_CHARS} characters, got {chars}"
+        ));
+    }
+    if name.chars().any(char::is_control) {
+        return Err("a key's name must not contain control characters".into());
+    }
+    Ok(name.to_string())
 }

@@ -3,10 +3,6 @@
 
 use super::status::stored_names;
 
-/// The scope of `capturePayment` and of voiding an authorization: a secret key's, never a
-/// client token's.
-pub const PAYMENTS_CAPTURE: &str = "PAYMENTS_CAPTURE";
-
 /// When an approved payment's money is taken.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum CaptureMethod {

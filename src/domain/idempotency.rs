@@ -3,14 +3,21 @@
 
 use sha2::{Digest, Sha256};
 
+use super::submit_token;
 use super::time::Timestamp;
 
 /// Longest key accepted, in characters.
 pub const MAX_KEY_LEN: usize = 255;
 
-/// A client-chosen key: 1 to 255 printable ASCII characters.
+/// A client-chosen key: 1 to 255 printable ASCII characters; or a submit token
+/// (`sbt_...`), which is kept as its hash.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct IdempotencyKey(String);
+pub struct IdempotencyKey {
+    /// What the key is stored as.
+    stored: String,
+    /// The hash of the submit token the key is, if it is one.
+    submit_token: Option<String>,
+}
 
 impl IdempotencyKey {
     pub fn parse(key: &str) -> Result<Self, String> {
@@ -26,11 +33,27 @@ impl IdempotencyKey {
         if !key.bytes().all(|b| (0x20..=0x7e).contains(&b)) {
             return Err("idempotencyKey may contain only printable ASCII characters".into());
         }
-        Ok(Self(key.to_string()))
+        if submit_token::is_submit_token(key) {
+            let hash = submit_token::hash(key);
+            return Ok(Self {
+                stored: submit_token::stored_key(&hash),
+                submit_token: Some(hash),
+            });
+        }
+        Ok(Self {
+            stored: key.to_string(),
+            submit_token: None,
+        })
     }
 
+    /// The key as it is stored (a submit token's is its hash).
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.stored
+    }
+
+    /// The hash of the submit token this key is, if it is one.
+    pub fn submit_token_hash(&self) -> Option<&str> {
+        self.submit_token.as_deref()
     }
 }
 

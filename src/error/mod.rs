@@ -55,10 +55,12 @@ pub enum ApiError {
     ParseFailed(String),
     ValidationFailed(String),
     /// The credential is valid but may not use `field`; `required_scope` names the scope that
-    /// would allow it, `None` when only a secret API key may.
+    /// would allow it, `None` when only an unrestricted secret key may. `keys_only`: only a
+    /// secret key can hold that scope for this field (the caller is a client token).
     Forbidden {
         field: String,
         required_scope: Option<&'static str>,
+        keys_only: bool,
     },
     /// A `documentId` that is not registered.
     PersistedQueryNotFound(String),
@@ -104,11 +106,21 @@ impl ApiError {
             ApiError::Forbidden {
                 field,
                 required_scope: Some(scope),
-            } => format!("this client token may not use `{field}`: that needs the {scope} scope"),
+                keys_only: false,
+            } => format!("this credential may not use `{field}`: that needs the {scope} scope"),
+            ApiError::Forbidden {
+                field,
+                required_scope: Some(scope),
+                keys_only: true,
+            } => format!(
+                "`{field}` needs a secret API key with the {scope} scope; client tokens may not \
+                 use it"
+            ),
             ApiError::Forbidden {
                 field,
                 required_scope: None,
-            } => format!("`{field}` needs a secret API key; client tokens may not use it"),
+                ..
+            } => format!("`{field}` needs an unrestricted secret API key"),
             ApiError::PersistedQueryNotFound(id) => format!(
                 "no trusted document is registered with the id {id:?}; send one of the \
                  registered ids"
@@ -180,6 +192,7 @@ impl From<ServiceError> for ApiError {
         match err {
             ServiceError::BadInput { field, message } => ApiError::BadUserInput { field, message },
             ServiceError::InvalidAmount(m) => ApiError::InvalidAmount(m),
+            ServiceError::InvalidIdempotencyKey(m) => ApiError::InvalidIdempotencyKey(m),
             ServiceError::IdempotencyKeyReused => ApiError::IdempotencyKeyReused,
             ServiceError::RequestInProgress {
                 retry_after_seconds,
@@ -195,6 +208,7 @@ impl From<ServiceError> for ApiError {
             } => ApiError::Forbidden {
                 field,
                 required_scope,
+                keys_only: false,
             },
             ServiceError::Store(err) => ApiError::internal(err),
             ServiceError::Internal(cause) => ApiError::internal(cause),

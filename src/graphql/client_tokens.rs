@@ -1,4 +1,5 @@
-//! `createClientToken`: a secret API key mints a short-lived token for a browser.
+//! `createClientToken`: a secret API key (unrestricted, or restricted with
+//! `CLIENT_TOKENS_CREATE`) mints a short-lived token for a browser, within its own scopes.
 
 use async_graphql::{Context, Enum, InputObject, Result, SimpleObject};
 
@@ -29,12 +30,14 @@ impl From<ClientTokenScope> for Scope {
     }
 }
 
-impl From<Scope> for ClientTokenScope {
-    fn from(scope: Scope) -> Self {
+impl ClientTokenScope {
+    /// The API's name for `scope`, if a client token can hold it.
+    fn of(scope: Scope) -> Option<Self> {
         match scope {
-            Scope::PaymentsRead => ClientTokenScope::PaymentsRead,
-            Scope::PaymentsWrite => ClientTokenScope::PaymentsWrite,
-            Scope::RefundsWrite => ClientTokenScope::RefundsWrite,
+            Scope::PaymentsRead => Some(ClientTokenScope::PaymentsRead),
+            Scope::PaymentsWrite => Some(ClientTokenScope::PaymentsWrite),
+            Scope::RefundsWrite => Some(ClientTokenScope::RefundsWrite),
+            Scope::PaymentsCapture | Scope::WebhooksManage | Scope::ClientTokensCreate => None,
         }
     }
 }
@@ -68,7 +71,11 @@ pub async fn create(
     let token = keys.mint(&viewer.caller, scopes, i64::from(input.ttl_seconds))?;
     Ok(ClientTokenPayload {
         token: keys.sign(&token),
-        scopes: token.scopes.iter().map(ClientTokenScope::from).collect(),
+        scopes: token
+            .scopes
+            .iter()
+            .filter_map(ClientTokenScope::of)
+            .collect(),
         expires_at: DateTime(token.expires_at),
     })
 }

@@ -26,6 +26,7 @@ mod scalars;
 pub mod scopes;
 mod selection;
 mod shown;
+mod submit_tokens;
 mod subscription;
 pub mod trusted_documents;
 mod variables;
@@ -49,6 +50,7 @@ use crate::graphql::limits::budget::Throttle;
 use crate::merchant_webhooks::endpoints::WebhookEndpoints;
 use crate::service::accounts::{Caller, Keys};
 use crate::service::payments::PaymentService;
+use crate::service::submit_tokens::SubmitTokens;
 
 pub type AppSchema = Schema<Query, Mutation, Subscription>;
 
@@ -106,22 +108,29 @@ pub struct Schemas {
     pub http: over_http::HttpSchema,
 }
 
+/// The services the resolvers call.
+pub struct Services {
+    pub payments: PaymentService,
+    pub endpoints: WebhookEndpoints,
+    pub keys: Keys,
+    pub submit_tokens: SubmitTokens,
+}
+
 pub fn build(
     db: Db,
     cursors: CursorCodec,
-    payments: PaymentService,
-    endpoints: WebhookEndpoints,
-    keys: Keys,
+    services: Services,
     guards: Guards,
     field_by_field: bool,
 ) -> Schemas {
     let base = || {
         let builder = Schema::build(Query, Mutation, Subscription)
             .data(db.clone())
-            .data(payments.clone())
-            .data(endpoints.clone())
+            .data(services.payments.clone())
+            .data(services.endpoints.clone())
             .data(cursors.clone())
-            .data(keys.clone())
+            .data(services.keys.clone())
+            .data(services.submit_tokens.clone())
             .data(guards.subscriptions.clone());
         if field_by_field {
             builder.data(listed::FieldByField)

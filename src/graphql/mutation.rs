@@ -6,10 +6,11 @@ use super::lifecycle::{CancellationReason, CaptureMethod, CapturePaymentInput};
 use super::merchant_data::{self, MetadataEntryInput, UpdatePaymentInput};
 use super::objects::{Payment, Refund};
 use super::scalars::Currency;
-use super::{Viewer, api_keys, client_tokens, merchant_webhooks};
+use super::{Viewer, api_keys, client_tokens, merchant_webhooks, submit_tokens};
 use crate::domain::idempotency::IdempotencyKey;
 use crate::domain::ids::PaymentId;
 use crate::domain::money::MinorUnits;
+use crate::domain::scope::Scope;
 use crate::error::ApiError;
 use crate::service::payments::{
     Cancel, CreateOptions, CreatePayment, PaymentResult, PaymentService, PaymentUpdate,
@@ -82,8 +83,10 @@ impl From<RefundResult> for RefundPayload {
     }
 }
 
-fn key(idempotency_key: &str) -> Result<IdempotencyKey, ApiError> {
-    IdempotencyKey::parse(idempotency_key).map_err(ApiError::InvalidIdempotencyKey)
+/// The `idempotencyKey` of a money-moving mutation, checked (submit tokens included).
+async fn key(ctx: &Context<'_>, idempotency_key: &str) -> Result<IdempotencyKey> {
+    let key = submit_tokens::money_key(ctx, Some(idempotency_key)).await?;
+    key.ok_or_else(|| ApiError::internal("a given key parsed to none").into())
 }
 
 /// The `paymentId` argument, checked once here.
@@ -105,7 +108,7 @@ impl Mutation {
     ) -> Result<Option<PaymentPayload>> {
         let viewer = ctx.data::<Viewer>()?;
         let service = ctx.data::<PaymentService>()?;
-        let key = key(&idempotency_key)?;
+        let key = key(ctx, &idempotency_key).await?;
         let options = CreateOptions {
             description: input.description,
             confirm: input.confirm.unwrap_or(true),
@@ -155,7 +158,7 @@ impl Mutation {
     ) -> Result<Option<PaymentPayload>> {
         let viewer = ctx.data::<Viewer>()?;
         let service = ctx.data::<PaymentService>()?;
-        let key = key(&idempotency_key)?;
+        let key = key(ctx, &idempotency_key).await?;
         let payment_id = payment(&payment_id)?;
         Ok(Some(
             service
@@ -175,7 +178,7 @@ impl Mutation {
     ) -> Result<Option<PaymentPayload>> {
         let viewer = ctx.data::<Viewer>()?;
         let service = ctx.data::<PaymentService>()?;
-        let key = key(&idempotency_key)?;
+        let key = key(ctx, &idempotency_key).await?;
         let payment_id = payment(&input.payment_id)?;
         let amount = input
             .amount
@@ -202,12 +205,12 @@ impl Mutation {
     ) -> Result<Option<PaymentPayload>> {
         let viewer = ctx.data::<Viewer>()?;
         let service = ctx.data::<PaymentService>()?;
-        let key = idempotency_key.as_deref().map(key).transpose()?;
+        let key = submit_tokens::money_key(ctx, idempotency_key.as_deref()).await?;
         let payment_id = payment(&payment_id)?;
         let cancel = Cancel {
             payment_id: &payment_id,
             reason: reason.map(Into::into),
-            may_void: !viewer.caller.is_client_token(),
+            may_void: viewer.caller.may(Scope::PaymentsCapture),
         };
         Ok(Some(
             service
@@ -227,7 +230,7 @@ impl Mutation {
     ) -> Result<Option<RefundPayload>> {
         let viewer = ctx.data::<Viewer>()?;
         let service = ctx.data::<PaymentService>()?;
-        let key = key(&idempotency_key)?;
+        let key = key(ctx, &idempotency_key).await?;
         let input = RefundInput::parse(&input.payment_id, input.amount, input.reason)?;
         Ok(Some(
             service
@@ -274,6 +277,28 @@ impl Mutation {
         input: client_tokens::CreateClientTokenInput,
     ) -> Result<Option<client_tokens::ClientTokenPayload>> {
         client_tokens::create(ctx, input).await.map(Some)
+    }
+
+    /// Issues a restricted API key for this account, limited to `scopes` (unrestricted keys
+    /// only). The key is shown only in this answer.
+    async fn create_api_key(
+        &self,
+        ctx: &Context<'_>,
+        input: api_keys::CreateApiKeyInput,
+    ) -> Result<Option<api_keys::CreateApiKeyPayload>> {
+        api_keys::create(ctx, input).await.map(Some)
+    }
+
+    /// Issues a one-time submit token (`sbt_...`) for a form this server renders: the form's
+    /// money-moving mutation sends it as its `idempotencyKey`, so however often the form is
+    /// submitted, it moves money once (secret keys with `PAYMENTS_WRITE`).
+    async fn create_submit_token(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(default_with = "submit_tokens::CreateSubmitTokenInput { ttl_seconds: 1800 }")]
+        input: submit_tokens::CreateSubmitTokenInput,
+    ) -> Result<Option<submit_tokens::SubmitTokenPayload>> {
+        submit_tokens::create(ctx, input).await.map(Some)
     }
 
     /// Issues a new API key in place of `keyId` (unrestricted keys only). The old key keeps

@@ -9,6 +9,7 @@ use super::loaders::{AccountLoader, PaymentById, RefundById};
 use super::merchant_webhooks::{self, WebhookDelivery, WebhookEndpoint};
 use super::objects::{Account, Payment, Refund};
 use crate::domain::ids::{self, IdKind};
+use crate::domain::scope::Scope;
 use crate::persistence::{Db, accounts};
 
 /// An object with a globally unique, opaque id.
@@ -43,9 +44,10 @@ pub async fn resolve(ctx: &Context<'_>, id: &str) -> Result<Option<Node>> {
             .load_one(RefundById(id.to_string()))
             .await?
             .map(|r| Node::Refund(Refund::from(r))),
-        // Webhook objects are a secret key's business: to a client token they do not exist.
+        // Webhook objects are the business of a key that manages webhooks: to any other
+        // credential they do not exist.
         Some(IdKind::WebhookEndpoint | IdKind::WebhookDelivery)
-            if viewer.caller.is_client_token() =>
+            if !viewer.caller.may(Scope::WebhooksManage) =>
         {
             None
         }

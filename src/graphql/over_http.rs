@@ -163,8 +163,8 @@ impl Inner {
     ) -> Result<Admitted, ServerError> {
         let viewer = Viewer::in_request(&request);
         let account = viewer.map(|viewer| viewer.account_id.clone());
-        let token_caller = viewer
-            .filter(|viewer| viewer.caller.is_client_token())
+        let restricted = viewer
+            .filter(|viewer| viewer.caller.is_restricted())
             .map(|viewer| viewer.caller.clone());
         let over_get = OverGet::of(&request);
         let parsed = match guarded {
@@ -181,7 +181,7 @@ impl Inner {
         // Without the query limits, a document with no operation to run is async-graphql's
         // to refuse.
         let operation = found.ok();
-        scopes::admit(operation.as_ref(), over_get.as_ref(), token_caller.as_ref())?;
+        scopes::admit(operation.as_ref(), over_get.as_ref(), restricted.as_ref())?;
         let label = operation
             .as_ref()
             .and_then(|operation| {

@@ -100,9 +100,14 @@ impl Query {
         let viewer = ctx.data::<Viewer>()?;
         let db = ctx.data::<Db>()?;
         let service = ctx.data::<PaymentService>()?;
-        let key = IdempotencyKey::parse(&key).map_err(ApiError::InvalidIdempotencyKey)?;
+        let text = key;
+        let key = IdempotencyKey::parse(&text).map_err(ApiError::InvalidIdempotencyKey)?;
         let settings = service.settings();
-        let record = idempotency::record(db, &viewer.account_id, &key, settings).await?;
+        let mut record = idempotency::record(db, &viewer.account_id, &key, settings).await?;
+        if let Some(record) = record.as_mut() {
+            // A submit token is kept as its hash; the record shows the key as it was sent.
+            record.key = text;
+        }
         let retention_seconds = i64::try_from(settings.retention.as_secs()).unwrap_or(i64::MAX);
         Ok(record.map(|record| IdempotencyRecord {
             record,

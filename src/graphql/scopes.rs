@@ -1,9 +1,10 @@
-//! What a client token may ask for: the root fields its scopes name, checked on the parsed
-//! document before anything runs (over HTTP and WebSocket alike). A request that asks for one
-//! field outside the scopes is refused whole with `FORBIDDEN`, so nothing of it runs.
-//! Secret API keys pass untouched. The same extension refuses mutations sent over GET
-//! (`read_only`): every extension adds a layer to the resolution of every field, so checks
-//! made once per request share one.
+//! What a restricted credential (a restricted key, a client token) may ask for: the root
+//! fields its scopes name, checked on the parsed document before anything runs (over HTTP and
+//! WebSocket alike). A request that asks for one field outside the scopes is refused whole
+//! with `FORBIDDEN` and the scope it lacked (`extensions.requiredScope`), so nothing of it
+//! runs. Unrestricted secret keys pass untouched. The same extension refuses mutations sent
+//! over GET (`read_only`): every extension adds a layer to the resolution of every field, so
+//! checks made once per request share one.
 
 use std::sync::Arc;
 
@@ -16,8 +17,7 @@ use async_graphql::{Request, ServerError, ServerResult};
 use super::Viewer;
 use super::operation::{self, Operation};
 use super::read_only::OverGet;
-use crate::domain::capture::PAYMENTS_CAPTURE;
-use crate::domain::client_token::Scope;
+use crate::domain::scope::Scope;
 use crate::error::ApiError;
 use crate::service::accounts::Caller;
 
@@ -26,32 +26,47 @@ use crate::service::accounts::Caller;
 pub enum Needs {
     /// Any credential: introspection and `__typename` (the schema is public).
     Anyone,
+    /// A credential holding the scope: an unrestricted key, a restricted key or a client
+    /// token with it.
     Scope(Scope),
-    /// A secret API key: everything no scope names.
-    SecretKey,
-    /// A secret API key, or (once keys can be restricted) one holding this scope, which no
-    /// client token can hold.
-    KeyScope(&'static str),
+    /// A secret key holding the scope (unrestricted, or restricted with it); never a client
+    /// token, whatever it holds.
+    KeyScope(Scope),
+    /// An unrestricted secret key: what manages keys themselves.
+    Unrestricted,
 }
 
+/// What the root field `field` of an `operation` needs. Every root field of the schema is
+/// named here; a test checks that against introspection, so a new field cannot slip through
+/// as unrestricted by omission (unknown fields need an unrestricted key).
 pub fn needs(operation: OperationType, field: &str) -> Needs {
+    use OperationType::{Mutation, Query, Subscription};
     if field.starts_with("__") {
         return Needs::Anyone;
     }
     match (operation, field) {
         (
-            OperationType::Query,
+            Query,
             "viewer" | "payment" | "payments" | "node" | "nodes" | "idempotencyRecord" | "events",
         )
-        | (OperationType::Subscription, "paymentUpdated" | "events") => {
-            Needs::Scope(Scope::PaymentsRead)
-        }
-        (OperationType::Mutation, "createPayment" | "confirmPayment" | "cancelPayment") => {
+        | (Subscription, "paymentUpdated" | "events") => Needs::Scope(Scope::PaymentsRead),
+        (Mutation, "createPayment" | "confirmPayment" | "cancelPayment") => {
             Needs::Scope(Scope::PaymentsWrite)
         }
-        (OperationType::Mutation, "refundPayment") => Needs::Scope(Scope::RefundsWrite),
-        (OperationType::Mutation, "capturePayment") => Needs::KeyScope(PAYMENTS_CAPTURE),
-        _ => Needs::SecretKey,
+        (Mutation, "updatePayment" | "createSubmitToken") => Needs::KeyScope(Scope::PaymentsWrite),
+        (Mutation, "refundPayment") => Needs::Scope(Scope::RefundsWrite),
+        (Mutation, "capturePayment") => Needs::KeyScope(Scope::PaymentsCapture),
+        (Query, "webhookEndpoints")
+        | (
+            Mutation,
+            "createWebhookEndpoint"
+            | "updateWebhookEndpoint"
+            | "deleteWebhookEndpoint"
+            | "rollWebhookEndpointSecret"
+            | "redeliverWebhook",
+        ) => Needs::KeyScope(Scope::WebhooksManage),
+        (Mutation, "createClientToken") => Needs::KeyScope(Scope::ClientTokensCreate),
+        _ => Needs::Unrestricted,
     }
 }
 
@@ -73,7 +88,7 @@ impl Extension for ScopeCheck {
         next: NextPrepareRequest<'_>,
     ) -> ServerResult<Request> {
         let caller = Viewer::of(&request, ctx)
-            .filter(|viewer| viewer.caller.is_client_token())
+            .filter(|viewer| viewer.caller.is_restricted())
             .map(|viewer| viewer.caller.clone());
         let over_get = OverGet::of(&request);
         if caller.is_some() || over_get.is_some() {
@@ -89,43 +104,64 @@ impl Extension for ScopeCheck {
     }
 }
 
-/// Refuses a mutation sent with GET (`over_get`), and an operation outside the scopes of
-/// `caller`'s client token (`None` for a secret key, which may run anything). Without an
+/// Refuses a mutation sent with GET (`over_get`), and an operation outside the scopes of a
+/// `restricted` caller (`None` for an unrestricted key, which may run anything). Without an
 /// operation to run there is nothing to check: the query limits or async-graphql refuse the
 /// request for it.
 pub(crate) fn admit(
     operation: Option<&Operation<'_>>,
     over_get: Option<&OverGet>,
-    token_caller: Option<&Caller>,
+    restricted: Option<&Caller>,
 ) -> ServerResult<()> {
     let Some(operation) = operation else {
         return Ok(());
     };
     super::read_only::refuse_mutation_over_get(operation, over_get)?;
-    if let Some(caller) = token_caller {
-        check(operation, |scope| caller.may(scope)).map_err(ServerError::from)?;
+    if let Some(caller) = restricted {
+        check(operation, Holder::of(caller)).map_err(ServerError::from)?;
     }
     Ok(())
 }
 
-/// `Err(FORBIDDEN)` for the first root field of `operation` that `may` refuses.
-fn check(operation: &Operation<'_>, may: impl Fn(Scope) -> bool) -> Result<(), ApiError> {
+/// What a restricted credential holds, as the check needs it.
+#[derive(Clone, Copy)]
+struct Holder {
+    client_token: bool,
+    scopes: crate::domain::scope::Scopes,
+}
+
+impl Holder {
+    fn of(caller: &Caller) -> Self {
+        Self {
+            client_token: caller.is_client_token(),
+            scopes: caller.scopes.unwrap_or_default(),
+        }
+    }
+}
+
+/// `Err(FORBIDDEN)` for the first root field of `operation` that `holder` may not use, with
+/// the scope it lacks (none for what only an unrestricted key may do).
+fn check(operation: &Operation<'_>, holder: Holder) -> Result<(), ApiError> {
     let ty = operation.ty;
     let mut refused = None;
     operation.root_fields(|field| {
         if refused.is_some() {
             return;
         }
-        let required_scope = match needs(ty, field) {
+        let (required_scope, keys_only) = match needs(ty, field) {
             Needs::Anyone => return,
-            Needs::Scope(scope) if may(scope) => return,
-            Needs::Scope(scope) => Some(scope.as_str()),
-            Needs::KeyScope(scope) => Some(scope),
-            Needs::SecretKey => None,
+            Needs::Scope(scope) if holder.scopes.contains(scope) => return,
+            Needs::KeyScope(scope) if !holder.client_token && holder.scopes.contains(scope) => {
+                return;
+            }
+            Needs::Scope(scope) => (Some(scope.as_str()), false),
+            Needs::KeyScope(scope) => (Some(scope.as_str()), holder.client_token),
+            Needs::Unrestricted => (None, false),
         };
         refused = Some(ApiError::Forbidden {
             field: field.to_string(),
             required_scope,
+            keys_only,
         });
     });
     refused.map_or(Ok(()), Err)
@@ -138,11 +174,16 @@ mod tests {
     fn refused(query: &str, scopes: &[Scope]) -> Option<(String, Option<&'static str>)> {
         let doc = async_graphql::parser::parse_query(query).unwrap();
         let operation = operation::find(&doc, None).expect("an operation");
-        match check(&operation, |s| scopes.contains(&s)) {
+        let holder = Holder {
+            client_token: true,
+            scopes: scopes.iter().copied().collect(),
+        };
+        match check(&operation, holder) {
             Ok(()) => None,
             Err(ApiError::Forbidden {
                 field,
                 required_scope,
+                ..
             }) => Some((field, required_scope)),
             Err(other) => panic!("{other:?}"),
         }
@@ -160,7 +201,7 @@ mod tests {
                 "{ ...F } fragment F on Query { ... on Query { webhookEndpoints { nodes { id } } } }",
                 &read
             ),
-            Some(("webhookEndpoints".into(), None))
+            Some(("webhookEndpoints".into(), Some("WEBHOOKS_MANAGE")))
         );
         assert_eq!(
             refused(

@@ -218,11 +218,13 @@ fn truncated(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::service::accounts::Credential;
 
     fn token() -> Caller {
         Caller {
             account_id: "acct".into(),
             key_id: "key".into(),
+            credential: Credential::ClientToken,
             scopes: Some(Default::default()),
             expires_at: None,
         }
@@ -230,6 +232,7 @@ mod tests {
 
     fn secret_key() -> Caller {
         Caller {
+            credential: Credential::SecretKey,
             scopes: None,
             ..token()
         }

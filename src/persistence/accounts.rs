@@ -9,6 +9,7 @@ use super::entities::{accounts, api_keys};
 use super::{Db, DbError};
 use crate::domain::api_key;
 use crate::domain::ids::{IdKind, new_id};
+use crate::domain::scope::Scopes;
 use crate::domain::time::Timestamp;
 
 pub use crate::domain::account::{Account, ApiKey};
@@ -29,7 +30,7 @@ pub async fn create(db: &Db, name: &str) -> Result<CreatedAccount, DbError> {
     }
     .insert(&txn)
     .await?;
-    let (_, key) = insert_key(&txn, &account.id).await?;
+    let (_, key) = insert_key(&txn, &account.id, KeyGrant::default()).await?;
     txn.commit().await?;
     Ok(CreatedAccount {
         account: super::rows::account(account),
@@ -37,11 +38,20 @@ pub async fn create(db: &Db, name: &str) -> Result<CreatedAccount, DbError> {
     })
 }
 
+/// What a new key is called and may do: by default unnamed and unrestricted.
+#[derive(Clone, Debug, Default)]
+pub struct KeyGrant {
+    pub name: Option<String>,
+    /// `None`: unrestricted.
+    pub scopes: Option<Scopes>,
+}
+
 /// Stores a new key for `account_id`; returns it as stored, with its secret (which only this
 /// value holds).
 async fn insert_key(
     conn: &impl sea_orm::ConnectionTrait,
     account_id: &str,
+    grant: KeyGrant,
 ) -> Result<(ApiKey, api_key::NewApiKey), DbError> {
     let key = api_key::generate();
     let row = api_keys::ActiveModel {
@@ -53,6 +63,8 @@ async fn insert_key(
         revoked_at: Set(None),
         expires_at: Set(None),
         last_used_at: Set(None),
+        name: Set(grant.name),
+        scopes: Set(grant.scopes.map(Scopes::to_stored)),
     }
     .insert(conn)
     .await?;
@@ -75,12 +87,32 @@ pub async fn find(db: &Db, id: &str) -> Result<Option<Account>, DbError> {
 
 /// Issues another key for an account; `None` when the account does not exist.
 #[tracing::instrument(skip(db))]
-pub async fn create_key(db: &Db, account_id: &str) -> Result<Option<(ApiKey, String)>, DbError> {
+pub async fn create_key(
+    db: &Db,
+    account_id: &str,
+    grant: KeyGrant,
+) -> Result<Option<(ApiKey, String)>, DbError> {
     if find(db, account_id).await?.is_none() {
         return Ok(None);
     }
-    let (stored, key) = insert_key(db.conn(), account_id).await?;
+    let (stored, key) = insert_key(db.conn(), account_id, grant).await?;
     Ok(Some((stored, key.secret)))
+}
+
+/// How many of the account's keys authenticate requests at `now` (neither revoked nor
+/// expired).
+pub async fn count_live_keys(db: &Db, account_id: &str, now: Timestamp) -> Result<u64, DbError> {
+    api_keys::Entity::find()
+        .filter(api_keys::Column::AccountId.eq(account_id))
+        .filter(api_keys::Column::RevokedAt.is_null())
+        .filter(
+            Condition::any()
+                .add(api_keys::Column::ExpiresAt.is_null())
+                .add(api_keys::Column::ExpiresAt.gt(now.micros())),
+        )
+        .count(db.conn())
+        .await
+        .map_err(DbError::from)
 }
 
 /// Revokes a key named by its id (`key_...`) or its visible prefix; returns the revoked key,
@@ -131,12 +163,14 @@ pub async fn recent_keys(db: &Db, account_id: &str, limit: u64) -> Result<Vec<Ap
     Ok(keys)
 }
 
-/// A key's account and expiry, if it is not revoked (whether it has expired is the caller's
-/// to judge against its clock).
+/// A key's account, expiry and scopes, if it is not revoked (whether it has expired is the
+/// caller's to judge against its clock).
 pub struct KeyHolder {
     pub key_id: String,
     pub account_id: String,
     pub expires_at: Option<Timestamp>,
+    /// `None`: unrestricted.
+    pub scopes: Option<Scopes>,
 }
 
 fn holder(k: api_keys::Model) -> KeyHolder {
@@ -144,6 +178,7 @@ fn holder(k: api_keys::Model) -> KeyHolder {
         key_id: k.id,
         account_id: k.account_id,
         expires_at: k.expires_at.map(Timestamp::from_micros),
+        scopes: k.scopes.as_deref().map(Scopes::from_stored),
     }
 }
 
@@ -237,7 +272,11 @@ pub async fn roll_key(
     let mut active: api_keys::ActiveModel = old.clone().into();
     active.expires_at = Set(Some(old.expires_at.map_or(expires, |at| at.min(expires))));
     let old_key = super::rows::api_key(active.update(&txn).await?);
-    let (new_key, key) = insert_key(&txn, &old.account_id).await?;
+    let grant = KeyGrant {
+        name: old.name.clone(),
+        scopes: old.scopes.as_deref().map(Scopes::from_stored),
+    };
+    let (new_key, key) = insert_key(&txn, &old.account_id, grant).await?;
     txn.commit().await?;
     Ok(Ok(RolledKey {
         new_key,

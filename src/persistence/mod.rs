@@ -23,6 +23,7 @@ pub mod sandbox;
 pub mod sealing;
 pub mod settings;
 pub mod signing_keys;
+pub mod submit_tokens;
 
 pub use db::{Backend, Db, DbConfig, PoolSizes, listen};
 pub use error::DbError;

@@ -12,6 +12,7 @@ use crate::domain::idempotency::{IdempotencyRecord, KeyState};
 use crate::domain::merchant_data::Metadata;
 use crate::domain::money::MinorUnits;
 use crate::domain::payment::{Payment, PaymentEvent, Refund};
+use crate::domain::scope::Scopes;
 use crate::domain::status::{PaymentStatus, RefundStatus};
 use crate::domain::time::Timestamp;
 
@@ -259,5 +260,7 @@ pub(crate) fn api_key(row: api_keys::Model) -> ApiKey {
         revoked_at: row.revoked_at.map(Timestamp::from_micros),
         expires_at: row.expires_at.map(Timestamp::from_micros),
         last_used_at: row.last_used_at.map(Timestamp::from_micros),
+        name: row.name,
+        scopes: row.scopes.as_deref().map(Scopes::from_stored),
     }
 }

@@ -25,14 +25,24 @@ pub const LIVE_KEY_TTL: Duration = Duration::from_millis(500);
 /// Most live keys remembered at once; beyond it the least used are looked up again.
 const MAX_REMEMBERED_KEYS: u64 = 10_000;
 
+/// What kind of credential a request carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Credential {
+    /// A secret API key (`gpk_...`), unrestricted or restricted.
+    SecretKey,
+    /// A client token (`gpct_...`) minted for a browser.
+    ClientToken,
+}
+
 /// Who a request acts for, and what it may do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Caller {
     pub account_id: String,
     /// The secret key used, or the one that minted the client token used.
     pub key_id: String,
-    /// What the credential may do: `None` for a secret key (everything), the token's scopes
-    /// for a client token.
+    pub credential: Credential,
+    /// What the credential may do: `None` for an unrestricted secret key (everything); the
+    /// scopes of a restricted key or a client token.
     pub scopes: Option<Scopes>,
     /// When the credential stops working (client tokens only).
     pub expires_at: Option<Timestamp>,
@@ -40,6 +50,11 @@ pub struct Caller {
 
 impl Caller {
     pub fn is_client_token(&self) -> bool {
+        self.credential == Credential::ClientToken
+    }
+
+    /// Whether the credential is limited to some scopes (a restricted key, a client token).
+    pub fn is_restricted(&self) -> bool {
         self.scopes.is_some()
     }
 
@@ -53,12 +68,13 @@ impl Caller {
 /// a row another instance touched within the same period).
 pub const LAST_USED_EVERY: Duration = Duration::from_secs(60);
 
-/// An unrevoked key's owner and expiry, as the database last confirmed them.
+/// An unrevoked key's owner, expiry and scopes, as the database last confirmed them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct KeyOwner {
     key_id: String,
     account_id: Arc<str>,
     expires_at: Option<Timestamp>,
+    scopes: Option<Scopes>,
 }
 
 impl KeyOwner {
@@ -67,6 +83,7 @@ impl KeyOwner {
             key_id: holder.key_id,
             account_id: Arc::from(holder.account_id),
             expires_at: holder.expires_at,
+            scopes: holder.scopes,
         }
     }
 
@@ -165,7 +182,8 @@ impl Keys {
         Ok(Some(Caller {
             account_id: owner.account_id.to_string(),
             key_id: owner.key_id.clone(),
-            scopes: None,
+            credential: Credential::SecretKey,
+            scopes: owner.scopes,
             expires_at: None,
         }))
     }
@@ -175,12 +193,12 @@ impl Keys {
     /// this, so that revoking a key ends them too.
     pub async fn still_live(&self, caller: &Caller) -> Result<bool, ServiceError> {
         Ok(self
-            .live_key_account(&caller.key_id)
+            .live_key(&caller.key_id)
             .await?
-            .is_some_and(|account| *account == *caller.account_id))
+            .is_some_and(|key| *key.account_id == *caller.account_id))
     }
 
-    async fn live_key_account(&self, key_id: &str) -> Result<Option<Arc<str>>, ServiceError> {
+    async fn live_key(&self, key_id: &str) -> Result<Option<Arc<KeyOwner>>, ServiceError> {
         let owner = match self.by_id.get(key_id) {
             Some(owner) => owner,
             None => {
@@ -192,43 +210,55 @@ impl Keys {
                 owner
             }
         };
-        Ok(owner
-            .live_at(Timestamp::now())
-            .then(|| owner.account_id.clone()))
+        Ok(owner.live_at(Timestamp::now()).then_some(owner))
     }
 
     async fn token_caller(&self, text: &str) -> Result<Option<Caller>, ServiceError> {
         let Ok(token) = self.signer.check(text, Timestamp::now()) else {
             return Ok(None);
         };
-        let Some(account) = self.live_key_account(&token.key_id).await? else {
+        let Some(key) = self.live_key(&token.key_id).await? else {
             return Ok(None);
         };
-        if *account != *token.account_id {
+        if *key.account_id != *token.account_id {
             return Ok(None);
         }
         self.note_use(&token.key_id).await;
+        // A restricted key mints only within its scopes; this holds even for a token minted
+        // before a downgrade dropped a scope the key's row names.
+        let scopes = key
+            .scopes
+            .map_or(token.scopes, |held| token.scopes.intersection(held));
         Ok(Some(Caller {
             account_id: token.account_id,
             key_id: token.key_id,
-            scopes: Some(token.scopes),
+            credential: Credential::ClientToken,
+            scopes: Some(scopes),
             expires_at: Some(token.expires_at),
         }))
     }
 
     /// A client token for `caller`'s account with `scopes`, living `ttl_seconds`. Only a
-    /// secret key mints tokens (the schema refuses client tokens before this is reached).
+    /// secret key mints tokens (the schema refuses client tokens before this is reached); a
+    /// restricted one needs `CLIENT_TOKENS_CREATE`, and mints only scopes it holds.
     pub fn mint(
         &self,
         caller: &Caller,
         scopes: Scopes,
         ttl_seconds: i64,
     ) -> Result<ClientToken, ServiceError> {
+        let forbidden = |scope: Option<Scope>| ServiceError::Forbidden {
+            field: "createClientToken".into(),
+            required_scope: scope.map(Scope::as_str),
+        };
         if caller.is_client_token() {
-            return Err(ServiceError::Forbidden {
-                field: "createClientToken".into(),
-                required_scope: None,
-            });
+            return Err(forbidden(None));
+        }
+        if !caller.may(Scope::ClientTokensCreate) {
+            return Err(forbidden(Some(Scope::ClientTokensCreate)));
+        }
+        if let Some(missing) = scopes.iter().find(|scope| !caller.may(*scope)) {
+            return Err(forbidden(Some(missing)));
         }
         if scopes.is_empty() {
             return Err(ServiceError::bad_input(

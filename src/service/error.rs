@@ -13,6 +13,9 @@ pub enum ServiceError {
         message: String,
     },
     InvalidAmount(String),
+    /// The idempotency key cannot be used: an unknown or expired submit token, or a key of
+    /// the client's own where a submit token is required.
+    InvalidIdempotencyKey(String),
     /// The idempotency key was used for a different request.
     IdempotencyKeyReused,
     /// The first request with this key (or a concurrent writer) is still at work.
@@ -24,8 +27,8 @@ pub enum ServiceError {
     RefundExceedsAvailable(String),
     /// The processor could not be reached; safe to retry with the same key.
     ProcessorUnavailable,
-    /// Only a secret API key may do this (`field`), not a client token; `required_scope`
-    /// names the scope that would allow it, if one does.
+    /// The credential may not do this (`field`); `required_scope` names the scope that
+    /// would allow it, `None` when only an unrestricted secret key may.
     Forbidden {
         field: String,
         required_scope: Option<&'static str>,

@@ -12,6 +12,7 @@ pub mod readiness;
 pub mod reconcile;
 pub mod signing_keys;
 pub(crate) mod stale;
+pub mod submit_tokens;
 
 use crate::domain::text;
 

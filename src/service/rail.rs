@@ -176,6 +176,7 @@ fn is_refusal(err: &ServiceError) -> bool {
         | ServiceError::InvalidTransition(_)
         | ServiceError::RefundExceedsAvailable(_)
         | ServiceError::Forbidden { .. }
+        | ServiceError::InvalidIdempotencyKey(_)
         | ServiceError::IdempotencyKeyReused => true,
         ServiceError::RequestInProgress { .. }
         | ServiceError::ProcessorUnavailable

@@ -1,4 +1,5 @@
-//! The gateway's timer: expired idempotency keys swept, stuck payments reconciled.
+//! The gateway's timer: expired idempotency keys and submit tokens swept, stuck payments
+//! reconciled.
 
 use std::time::Duration;
 
@@ -9,6 +10,7 @@ use crate::persistence::{Db, idempotency_keys};
 use crate::service::idempotency::IdempotencySettings;
 use crate::service::payments::PaymentService;
 use crate::service::reconcile::ReconcileSettings;
+use crate::service::submit_tokens::SubmitTokens;
 
 /// Background work on a timer: expired idempotency keys are removed, and payments stuck in
 /// PENDING or PROCESSING are reconciled.
@@ -18,6 +20,7 @@ pub(super) struct Housekeeper {
     pub(super) idempotency: IdempotencySettings,
     pub(super) reconcile: ReconcileSettings,
     pub(super) payments: PaymentService,
+    pub(super) submit_tokens: SubmitTokens,
 }
 
 impl Housekeeper {
@@ -34,6 +37,12 @@ impl Housekeeper {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(removed = n, "swept expired idempotency keys"),
                 Err(err) => tracing::warn!(error = %err, "idempotency sweep failed"),
+            }
+            // A used token outlives its key's record, so its repeats are replayed for as long
+            // as the record is kept.
+            let cutoff = Timestamp::now().plus_seconds(-retention);
+            if let Err(err) = self.submit_tokens.sweep(cutoff).await {
+                tracing::warn!(error = ?err, "submit token sweep failed");
             }
             match self.payments.reconcile(self.reconcile).await {
                 Ok(report) if report.expired + report.resolved > 0 => {

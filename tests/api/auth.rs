@@ -44,7 +44,7 @@ on_both_backends! {
 
     async fn a_revoked_key_is_unauthenticated_while_other_keys_still_work(app: TestApp) {
         let (account_id, key) = app.account("Acme").await;
-        let (second, second_secret) = graphpay::persistence::accounts::create_key(&app.db, &account_id)
+        let (second, second_secret) = graphpay::persistence::accounts::create_key(&app.db, &account_id, Default::default())
             .await
             .unwrap()
             .unwrap();
@@ -77,10 +77,11 @@ async fn a_key_revoked_while_in_use_stops_working_on_every_instance_within_a_sec
     let first = TestApp::spawn(backend).await;
     let second = first.another_instance().await;
     let (account_id, key) = first.account("Acme").await;
-    let (_, other_key) = graphpay::persistence::accounts::create_key(&first.db, &account_id)
-        .await
-        .unwrap()
-        .unwrap();
+    let (_, other_key) =
+        graphpay::persistence::accounts::create_key(&first.db, &account_id, Default::default())
+            .await
+            .unwrap()
+            .unwrap();
     for app in [&first, &second] {
         for _ in 0..3 {
             app.query(&key, VIEWER, json!({})).await;

@@ -552,3 +552,78 @@ async fn a_handled_webhook_is_logged_without_the_payment_itself() {
         "{line}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn key_create_with_scopes_issues_a_restricted_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir);
+    let created: Value = serde_json::from_str(&succeeded(&graphpay(
+        &url,
+        &["account", "create", "--name", "Acme", "--json"],
+    )))
+    .unwrap();
+    let account = created["accountId"].as_str().unwrap();
+    for (refused, says) in [
+        (vec!["--scopes", "PAYMENTS_READ,ROOT"], "unknown scope"),
+        (vec!["--scopes", ""], "unknown scope"),
+        (vec!["--name", " "], "name"),
+    ] {
+        let mut args = vec!["key", "create", "--account", account];
+        args.extend(refused.iter().copied());
+        let out = graphpay(&url, &args);
+        assert!(!out.status.success(), "{refused:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{refused:?}: {stderr}");
+    }
+    let made: Value = serde_json::from_str(&succeeded(&graphpay(
+        &url,
+        &[
+            "key",
+            "create",
+            "--account",
+            account,
+            "--name",
+            "reporting job",
+            "--scopes",
+            "REFUNDS_WRITE,PAYMENTS_READ",
+            "--json",
+        ],
+    )))
+    .unwrap();
+    let secret = made["apiKey"].as_str().unwrap().to_string();
+    let listed = succeeded(&graphpay(&url, &["key", "list", "--account", account]));
+    let rows: Vec<Vec<&str>> = listed.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(rows.len(), 2, "refused keys were not stored: {listed}");
+    assert_eq!((rows[0][6], rows[0][7]), ("*", "-"), "{listed}");
+    assert_eq!(rows[1][0], made["keyId"]);
+    assert_eq!(
+        (rows[1][6], rows[1][7]),
+        ("PAYMENTS_READ,REFUNDS_WRITE", "reporting job")
+    );
+
+    // The gateway on that database holds the key to its scopes.
+    let app = crate::helpers::TestApp::spawn_with(crate::helpers::Backend::Sqlite, |c| {
+        c.database = graphpay::persistence::DbConfig {
+            url: url.clone(),
+            schema: None,
+            max_connections: 4,
+            busy_timeout: Duration::from_secs(5),
+            acquire_timeout: Duration::from_secs(1),
+        };
+    })
+    .await;
+    app.query(&secret, "{ viewer { id } }", json!({})).await;
+    let (_, body) = app
+        .post(
+            Some(&secret),
+            "mutation { createPayment(idempotencyKey: \"k\", input: {amount: 100, \
+             currency: \"USD\", source: \"tok_visa\"}) { payment { id } } }",
+            json!({}),
+        )
+        .await;
+    assert_eq!(crate::helpers::first_error_code(&body), "FORBIDDEN");
+    assert_eq!(
+        crate::helpers::error_extension(&body, "requiredScope"),
+        "PAYMENTS_WRITE"
+    );
+}

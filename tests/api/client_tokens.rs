@@ -32,7 +32,7 @@ async fn mint(app: &TestApp, key: &str, scopes: &[&str], ttl: Option<i64>) -> St
 /// Every root field of the schema, with an operation that uses it. The table must name every
 /// field the schema has (checked against introspection), so a field added later cannot slip
 /// through unclassified.
-fn operations(payment: &str) -> Vec<(&'static str, &'static str, String)> {
+pub(crate) fn operations(payment: &str) -> Vec<(&'static str, &'static str, String)> {
     let p = payment;
     vec![
         ("query", "viewer", "{ viewer { id } }".into()),
@@ -143,6 +143,18 @@ fn operations(payment: &str) -> Vec<(&'static str, &'static str, String)> {
         ),
         (
             "mutation",
+            "createApiKey",
+            "mutation { createApiKey(input: {name: \"table\", scopes: [PAYMENTS_READ]}) \
+             { key { id } } }"
+                .into(),
+        ),
+        (
+            "mutation",
+            "createSubmitToken",
+            "mutation { createSubmitToken { token } }".into(),
+        ),
+        (
+            "mutation",
             "createClientToken",
             "mutation { createClientToken(input: {scopes: [PAYMENTS_READ]}) { token } }".into(),
         ),
@@ -191,20 +203,42 @@ fn allowed_by(scope: &str) -> &'static [&'static str] {
     }
 }
 
+/// The scope a token is told it lacks: the key scope of the field (`restricted_keys`),
+/// which for some fields no client token can hold; none for what only an unrestricted key
+/// may do.
 fn required_scope(field: &str) -> Value {
-    if field == "capturePayment" {
-        // A scope of keys, which no client token can hold.
-        return Value::from("PAYMENTS_CAPTURE");
+    crate::restricted_keys::key_scope_of(field).map_or(Value::Null, Value::from)
+}
+
+/// Checks the errors of a request that a credential holding `scope` made with `field`: none
+/// `FORBIDDEN` when `allowed`; else `FORBIDDEN` alone, naming the field's scope.
+pub(crate) fn check_refusal(codes: &[Value], allowed: bool, scope: &str, field: &str) {
+    let forbidden = codes.iter().find(|e| e["code"] == "FORBIDDEN");
+    if allowed {
+        assert!(forbidden.is_none(), "{scope} allows {field}: {codes:?}");
+        return;
     }
-    ["PAYMENTS_READ", "PAYMENTS_WRITE", "REFUNDS_WRITE"]
-        .into_iter()
-        .find(|scope| allowed_by(scope).contains(&field))
-        .map_or(Value::Null, Value::from)
+    let forbidden =
+        forbidden.unwrap_or_else(|| panic!("{scope} does not allow {field}, yet: {codes:?}"));
+    assert_eq!(
+        forbidden
+            .get("requiredScope")
+            .cloned()
+            .unwrap_or(Value::Null),
+        required_scope(field),
+        "{scope}: {field}"
+    );
+    assert_eq!(codes.len(), 1, "nothing else ran: {codes:?}");
 }
 
 /// Runs `operation` with `credential`: the errors' codes, over HTTP or (subscriptions) over
 /// the WebSocket.
-async fn codes_of(app: &TestApp, credential: &str, kind: &str, operation: &str) -> Vec<Value> {
+pub(crate) async fn codes_of(
+    app: &TestApp,
+    credential: &str,
+    kind: &str,
+    operation: &str,
+) -> Vec<Value> {
     if kind == "subscription" {
         let mut socket = connect(app, credential).await.expect("connected");
         let message = json!({"id": "1", "type": "subscribe", "payload": {"query": operation}});
@@ -269,21 +303,7 @@ async fn each_scope_allows_exactly_its_operations(backend: Backend) {
             let codes = codes_of(&app, &token, kind, operation).await;
             let forbidden = codes.iter().find(|e| e["code"] == "FORBIDDEN");
             let allowed = allowed_by(scope).contains(field);
-            if allowed {
-                assert!(forbidden.is_none(), "{scope} allows {field}: {codes:?}");
-            } else {
-                let forbidden = forbidden
-                    .unwrap_or_else(|| panic!("{scope} does not allow {field}, yet: {codes:?}"));
-                assert_eq!(
-                    forbidden
-                        .get("requiredScope")
-                        .cloned()
-                        .unwrap_or(Value::Null),
-                    required_scope(field),
-                    "{field}"
-                );
-                assert_eq!(codes.len(), 1, "nothing else ran: {codes:?}");
-            }
+            check_refusal(&codes, allowed, scope, field);
             outcomes.insert((scope, *kind, *field), allowed);
         }
     }
@@ -441,7 +461,13 @@ async fn minting_is_for_secret_keys_and_bounded(backend: Backend) {
         )
         .await;
     assert_eq!(first_error_code(&body), "FORBIDDEN");
-    assert!(error_extension(&body, "requiredScope").is_null());
+    // The scope is a key's: no token can hold it.
+    assert_eq!(
+        error_extension(&body, "requiredScope"),
+        "CLIENT_TOKENS_CREATE"
+    );
+    let message = body["errors"][0]["message"].as_str().unwrap();
+    assert!(message.contains("secret API key"), "{message}");
     assert!(body["data"].is_null());
 }
 
@@ -484,10 +510,11 @@ async fn expired_forged_and_orphaned_tokens_are_unauthenticated(backend: Backend
 
     // Revoking the minting key kills its tokens (within the second keys are remembered for),
     // and not those of the account's other keys.
-    let (_, second_key) = graphpay::persistence::accounts::create_key(&app.db, &account)
-        .await
-        .unwrap()
-        .unwrap();
+    let (_, second_key) =
+        graphpay::persistence::accounts::create_key(&app.db, &account, Default::default())
+            .await
+            .unwrap()
+            .unwrap();
     let survivor = mint(&app, &second_key, &["PAYMENTS_READ"], None).await;
     graphpay::persistence::accounts::revoke_key(&app.db, &key[..12])
         .await
@@ -547,10 +574,11 @@ async fn subscribe(socket: &mut crate::helpers::Socket) {
 async fn revoking_a_key_ends_its_open_subscriptions(backend: Backend) {
     let app = TestApp::quiet(backend).await;
     let (account, key) = app.account("Acme").await;
-    let (_, other_key) = graphpay::persistence::accounts::create_key(&app.db, &account)
-        .await
-        .unwrap()
-        .unwrap();
+    let (_, other_key) =
+        graphpay::persistence::accounts::create_key(&app.db, &account, Default::default())
+            .await
+            .unwrap()
+            .unwrap();
     let token = mint(&app, &key, &["PAYMENTS_READ"], None).await;
     let mut with_key = connect(&app, &key).await.expect("connected");
     let mut with_token = connect(&app, &token).await.expect("connected");

@@ -186,7 +186,7 @@ on_both_backends! {
         let first = key_id(&app, &key).await;
         let mut newest = String::new();
         for _ in 0..101 {
-            let (made, _) = graphpay::persistence::accounts::create_key(&app.db, &account)
+            let (made, _) = graphpay::persistence::accounts::create_key(&app.db, &account, Default::default())
                 .await
                 .unwrap()
                 .unwrap();

@@ -14,6 +14,9 @@ pub struct Model {
     pub revoked_at: Option<i64>,
     pub expires_at: Option<i64>,
     pub last_used_at: Option<i64>,
+    pub name: Option<String>,
+    /// The scopes of a restricted key, comma-separated; `None` for an unrestricted key.
+    pub scopes: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

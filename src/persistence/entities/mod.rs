@@ -12,6 +12,7 @@ pub mod refunds;
 pub mod sandbox_operations;
 pub mod settings;
 pub mod signing_keys;
+pub mod submit_tokens;
 pub mod webhook_attempts;
 pub mod webhook_deliveries;
 pub mod webhook_endpoints;

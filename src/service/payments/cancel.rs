@@ -7,10 +7,11 @@ use serde_json::json;
 
 use super::capture::void_key;
 use super::{PROCESSOR_ERROR, PaymentResult, PaymentService, ServiceError};
-use crate::domain::capture::{CancellationReason, PAYMENTS_CAPTURE};
+use crate::domain::capture::CancellationReason;
 use crate::domain::idempotency::{IdempotencyKey, fingerprint};
 use crate::domain::ids::PaymentId;
 use crate::domain::payment::Payment;
+use crate::domain::scope::Scope;
 use crate::domain::state_machine::{self, InvalidTransition, PaymentOperation};
 use crate::domain::status::PaymentStatus;
 use crate::persistence::payment_writes::{self, Changes, KeyAction, Written};
@@ -26,7 +27,7 @@ const CANCEL_PAYMENT: &str = "cancelPayment";
 pub struct Cancel<'a> {
     pub payment_id: &'a PaymentId,
     pub reason: Option<CancellationReason>,
-    /// The credential may void an authorization (a secret key; a client token may not).
+    /// The credential may void an authorization (it holds `PAYMENTS_CAPTURE`).
     pub may_void: bool,
 }
 
@@ -92,7 +93,7 @@ impl PaymentService {
                 PaymentStatus::RequiresCapture if !cancel.may_void => {
                     return Err(ServiceError::Forbidden {
                         field: "cancelPayment".into(),
-                        required_scope: Some(PAYMENTS_CAPTURE),
+                        required_scope: Some(Scope::PaymentsCapture.as_str()),
                     });
                 }
                 // The authorization, or the customer action, is withdrawn at the processor
