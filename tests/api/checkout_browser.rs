@@ -40,9 +40,11 @@ async fn a_rendered_checkout_pays_once_through_3ds_and_shows_declines() {
         c.cors_allowed_origins = vec![allowed];
         c.trusted_documents = Some(manifest.clone());
         c.client_tokens_trusted_documents_only = true;
+        c.submit_tokens.required_for_client_tokens = true;
     })
     .await;
     let (_, key) = app.account("Checkout Shop").await;
+    a_key_of_the_pages_own_is_refused(&app, &key, &manifest).await;
 
     let artifacts = root.join("target/browser-artifacts");
     std::fs::create_dir_all(&artifacts).expect("target/browser-artifacts is writable");
@@ -155,6 +157,49 @@ async fn a_rendered_checkout_pays_once_through_3ds_and_shows_declines() {
          screenshots: {}",
         scenarios[0]["requests"],
         artifacts.join("checkout-*.png").display()
+    );
+}
+
+/// The checkout's own document, sent with a client token but a key the page made up rather
+/// than the merchant's submit token, is refused: a page cannot pay more than once by choosing
+/// new keys.
+async fn a_key_of_the_pages_own_is_refused(app: &TestApp, key: &str, manifest: &Path) {
+    let documents: Value = serde_json::from_str(
+        &std::fs::read_to_string(manifest).expect("the checkout's manifest is readable"),
+    )
+    .expect("the checkout's manifest is JSON");
+    let pay = documents
+        .as_object()
+        .expect("the manifest is an object")
+        .iter()
+        .find(|(_, text)| text.as_str().unwrap().starts_with("mutation CheckoutPay("))
+        .map(|(id, _)| id.clone())
+        .expect("the manifest has CheckoutPay");
+    let minted = app
+        .query(
+            key,
+            "mutation { createClientToken(input: {scopes: [PAYMENTS_WRITE]}) { token } }",
+            json!({}),
+        )
+        .await;
+    let token = minted["createClientToken"]["token"].as_str().unwrap();
+    let answer: Value = app
+        .http
+        .post(format!("{}/graphql", app.address))
+        .bearer_auth(token)
+        .json(&json!({"documentId": pay, "variables": {
+            "input": {"amount": 1999, "currency": "USD", "source": "tok_visa"},
+            "submitToken": "order-42-attempt-1",
+        }}))
+        .send()
+        .await
+        .expect("the gateway answers")
+        .json()
+        .await
+        .expect("a JSON answer");
+    assert_eq!(
+        answer["errors"][0]["extensions"]["code"], "INVALID_IDEMPOTENCY_KEY",
+        "{answer}"
     );
 }
 

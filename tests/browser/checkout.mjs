@@ -284,10 +284,12 @@ async function aForgedSubmitTokenIsRefused(browser) {
   const { page, seen } = await open(browser);
   // The page's request is changed on its way out (a page served from elsewhere than the
   // merchant's server would lose its access to a loopback gateway in Chromium).
+  let forgedSends = 0;
   await page.route(`${GATEWAY_URL}/graphql`, (route, request) => {
     const body = JSON.parse(request.postData());
     if (body.documentId !== PAY) return route.continue();
     body.variables.submitToken = forged;
+    forgedSends += 1;
     return route.continue({ postData: JSON.stringify(body) });
   });
   await page.selectOption('#card', 'tok_visa');
@@ -297,7 +299,7 @@ async function aForgedSubmitTokenIsRefused(browser) {
     outcome.state === 'error' && outcome.text.startsWith('INVALID_IDEMPOTENCY_KEY'),
     `the page shows the gateway's INVALID_IDEMPOTENCY_KEY (${outcome.state}: ${outcome.text})`,
   );
-  check(seen.posts.some((post) => post.variables?.submitToken === forged), 'the forged token was sent');
+  check(forgedSends === 1, `the page sent its payment once, with the forged token (${forgedSends})`);
   check((await paymentsInAccount()).totalCount === before, 'no payment was made');
   await screenshot(page, 'forged-token');
   checkCleanly(seen, 'forged token');
