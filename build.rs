@@ -5,7 +5,8 @@
 //!   otherwise they are marked ignored, so every run reports them as not run;
 //! - the GraphQL over HTTP audit and the dashboard's browser test are marked ignored likewise
 //!   unless what they need (Node, Chromium, their npm packages, the built dashboard) is here
-//!   when they are built: see `tests/api/helpers/prerequisites.rs`.
+//!   when they are built, and the shared budget's tests unless `redis-server` is: see
+//!   `tests/api/helpers/prerequisites.rs`.
 
 use std::path::Path;
 use std::process::Command;
@@ -28,6 +29,16 @@ fn main() {
     }
     node_tests("http_audit_tests", "HTTP audit", prerequisites::HTTP_AUDIT);
     node_tests("browser_tests", "BROWSER test", prerequisites::BROWSER);
+    println!("cargo::rustc-check-cfg=cfg(redis_tests)");
+    watch(Path::new(prerequisites::REDIS_SERVER));
+    if Path::new(prerequisites::REDIS_SERVER).is_file() {
+        println!("cargo::rustc-cfg=redis_tests");
+    } else {
+        println!(
+            "cargo::warning=REDIS test NOT run: {} is missing (apt-get install redis-server)",
+            prerequisites::REDIS_SERVER
+        );
+    }
 
     let dir = Path::new("playground");
     println!("cargo::rerun-if-changed=playground/package.json");

@@ -11,8 +11,9 @@
 //! fan-out), each timed over many runs.
 //!
 //! Run with `cargo bench --bench guards` (needs `wrk`). Settings: `GUARDS_SECONDS` (default
-//! 10), `GUARDS_ROUNDS` (default 6), `GUARDS_POSTGRES_URL` (default
-//! `postgres://postgres@127.0.0.1:5432/test`).
+//! 10), `GUARDS_ROUNDS` (default 6), `GUARDS_MODES` (default `on,redis,off`),
+//! `GUARDS_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/test`),
+//! `GUARDS_REDIS_URL` (default `redis://127.0.0.1:6379/`).
 
 mod common;
 
@@ -63,31 +64,36 @@ fn main() -> Result<(), BoxError> {
     let key = created["apiKey"].as_str().ok_or("no key")?.to_string();
     seed(&url, &schema, account)?;
 
-    // Rounds alternate the order (on, off, then off, on) so that drift over time weighs on
-    // both alike. Beside throughput, the gateway's own CPU time per request, read from the
-    // kernel, is the steadier figure: it does not depend on what else the machine does.
+    let modes: Vec<String> = env("GUARDS_MODES", "on,redis,off")
+        .split(',')
+        .map(|m| m.trim().to_string())
+        .filter(|m| !m.is_empty())
+        .collect();
+    let redis = env("GUARDS_REDIS_URL", "redis://127.0.0.1:6379/");
+    // Rounds rotate the order of the modes so that drift over time weighs on all alike.
+    // Beside throughput, the gateway's own CPU time per request, read from the kernel, is the
+    // steadier figure: it does not depend on what else the machine does.
     println!(
         "| round | limits | requests/s | p50 ms | p99 ms | errors | gateway CPU µs per request |"
     );
     println!("|---:|---|---:|---:|---:|---:|---:|");
-    let mut runs: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
+    let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new(); modes.len()];
     for round in 1..=rounds {
-        let order = if round % 2 == 1 {
-            ["on", "off"]
-        } else {
-            ["off", "on"]
-        };
-        for limits in order {
+        for step in 0..modes.len() {
+            let index = (step + round - 1) % modes.len();
+            let mode = modes[index].as_str();
             let mut settings = [database.clone(), unthrottled()].concat();
-            if limits == "off" {
-                settings.push(("GRAPHPAY_UNLIMITED_QUERIES", "true".into()));
+            match mode {
+                "off" => settings.push(("GRAPHPAY_UNLIMITED_QUERIES", "true".into())),
+                "redis" => settings.push(("GRAPHPAY_REDIS_URL", redis.clone())),
+                _ => {}
             }
             let gateway = start_gateway(&settings)?;
             let before = gateway.cpu_time().unwrap_or_default();
             let run = wrk(
                 &gateway.address,
                 "load.lua",
-                &["page", &key, limits],
+                &["page", &key, mode],
                 32,
                 seconds,
             )?;
@@ -96,9 +102,9 @@ fn main() -> Result<(), BoxError> {
                 .unwrap_or_default()
                 .saturating_sub(before);
             let cpu_per_request = cpu.as_secs_f64() * 1e6 / run.requests.max(1.0);
-            runs[usize::from(limits == "off")].push((run.rps, cpu_per_request));
+            runs[index].push((run.rps, cpu_per_request));
             println!(
-                "| {round} | {limits} | {:.0} | {:.2} | {:.2} | {} | {cpu_per_request:.0} |",
+                "| {round} | {mode} | {:.0} | {:.2} | {:.2} | {} | {cpu_per_request:.0} |",
                 run.rps, run.p50_ms, run.p99_ms, run.errors
             );
         }
@@ -108,14 +114,15 @@ fn main() -> Result<(), BoxError> {
         values.sort_by(f64::total_cmp);
         values[values.len() / 2]
     };
-    let (on, off) = (&runs[0], &runs[1]);
-    println!(
-        "\nmedian requests/s: limits on {:.0}, off {:.0}; median gateway CPU per request: on {:.0} µs, off {:.0} µs\n",
-        median(on.iter().map(|r| r.0).collect()),
-        median(off.iter().map(|r| r.0).collect()),
-        median(on.iter().map(|r| r.1).collect()),
-        median(off.iter().map(|r| r.1).collect()),
-    );
+    println!();
+    for (mode, runs) in modes.iter().zip(&runs) {
+        println!(
+            "median for {mode}: {:.0} requests/s, gateway CPU {:.0} µs per request",
+            median(runs.iter().map(|r| r.0).collect()),
+            median(runs.iter().map(|r| r.1).collect()),
+        );
+    }
+    println!();
     checks_in_process();
 
     drop_schema(&url, &schema);

@@ -14,6 +14,8 @@ use crate::domain::client_token::TokenSigner;
 use crate::domain::cursor::CursorCodec;
 use crate::domain::keyring::Keyring;
 use crate::graphql::limits::budget::Throttle;
+use crate::graphql::limits::budgets::Budget;
+use crate::graphql::limits::shared_budget::SharedBudget;
 use crate::graphql::trusted_documents::{ManifestError, TrustedDocuments};
 use crate::graphql::{self, Guards, SubscriptionSlots};
 use crate::http::cors::AllowedOrigins;
@@ -75,7 +77,9 @@ pub struct Application {
     pub demo: Option<(String, String)>,
     housekeeper: Housekeeper,
     deliveries: Deliveries,
-    keyring: (Keyring, KeyringSettings),
+    /// The signing secrets, how they are reloaded, and the pool they are reloaded on (the
+    /// background pool: a reload each second is no request's statement).
+    keyring: (Keyring, KeyringSettings, Db),
 }
 
 /// The `application_name` of the background pool's connections on PostgreSQL.
@@ -186,7 +190,7 @@ impl Application {
             .await?
             .with_sealer(sealer.clone());
         let feed = PaymentFeed::start(background.clone(), &config.database, config.feed).await?;
-        let deliveries = Deliveries::new(background, feed.clone(), config.deliveries)
+        let deliveries = Deliveries::new(background.clone(), feed.clone(), config.deliveries)
             .map_err(StartupError::Processor)?;
         let payments = PaymentService::new(
             db.clone(),
@@ -197,7 +201,18 @@ impl Application {
         );
         let guards = Guards {
             query: config.query_limits,
-            throttle: Arc::new(Throttle::new(config.throttle.clone())),
+            budget: match &config.redis_url {
+                None => Budget::Local(Arc::new(Throttle::new(config.throttle.clone()))),
+                Some(url) => {
+                    let shared = Arc::new(
+                        SharedBudget::new(url, config.throttle.clone())
+                            .map_err(StartupError::Settings)?,
+                    );
+                    tokio::spawn(shared.clone().flush_forever());
+                    tracing::info!("cost budgets are shared through Redis");
+                    Budget::Shared(shared)
+                }
+            },
             subscriptions: SubscriptionSlots::new(config.max_subscriptions_per_account),
         };
         let cors =
@@ -250,7 +265,7 @@ impl Application {
             db,
             demo,
             deliveries,
-            keyring: (keyring, config.signing_keys),
+            keyring: (keyring, config.signing_keys, background),
             housekeeper: Housekeeper {
                 interval: config.sweep_interval,
                 idempotency: config.idempotency,
@@ -289,9 +304,9 @@ impl Application {
     ) -> Result<(), StartupError> {
         let (stop, stopped) = watch::channel(false);
         let housekeeper = tokio::spawn(self.housekeeper.run(self.db.clone(), stopped.clone()));
-        let (keyring, keyring_settings) = self.keyring;
+        let (keyring, keyring_settings, keyring_db) = self.keyring;
         let refresh = tokio::spawn(signing_keys::refresh(
-            self.db.clone(),
+            keyring_db,
             keyring,
             keyring_settings,
             stopped.clone(),

@@ -263,6 +263,13 @@ pub struct ServeArgs {
     )]
     pub client_tokens_trusted_documents_only: bool,
 
+    /// A Redis server (`redis://host:port/db`) that keeps the accounts' cost budgets, shared
+    /// by every gateway instance using it. Unset: each instance keeps its own. While Redis
+    /// cannot be reached, each instance uses its own (logged once at WARN, counted in the
+    /// metrics).
+    #[arg(long, env = "GRAPHPAY_REDIS_URL")]
+    pub redis_url: Option<String>,
+
     /// Client tokens must send a submit token (`sbt_...`, from `createSubmitToken`) as the
     /// `idempotencyKey` of every money-moving mutation, so that one rendered form moves money
     /// at most once; a key of their own is refused with `INVALID_IDEMPOTENCY_KEY`. Secret

@@ -46,7 +46,6 @@ pub use mutation::Mutation;
 pub use query::Query;
 pub use subscription::{Subscription, SubscriptionSlots};
 
-use crate::graphql::limits::budget::Throttle;
 use crate::merchant_webhooks::endpoints::WebhookEndpoints;
 use crate::service::accounts::{Caller, Keys};
 use crate::service::payments::PaymentService;
@@ -95,7 +94,7 @@ impl From<Caller> for Viewer {
 /// benchmarks only), the account budgets, and the open subscriptions an account may have.
 pub struct Guards {
     pub query: Option<QueryLimits>,
-    pub throttle: Arc<Throttle>,
+    pub budget: limits::budgets::Budget,
     pub subscriptions: Arc<SubscriptionSlots>,
 }
 
@@ -141,7 +140,7 @@ pub fn build(
     let sdl = sdl();
     let guard = guards
         .query
-        .map(|limits| limits::Guard::new(limits, TypeTable::from_sdl(&sdl), guards.throttle));
+        .map(|limits| limits::Guard::new(limits, TypeTable::from_sdl(&sdl), guards.budget));
     let builder = base()
         .extension(metrics::RequestMetrics)
         .extension(ErrorCodes);

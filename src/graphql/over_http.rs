@@ -92,8 +92,15 @@ impl Prepared {
             guarded,
             admitted,
         } = self;
-        let (mut response, label) = match admitted {
+        let (response, label) = match admitted {
             Ok(Admitted { request, label, .. }) => {
+                let taken = match &guarded {
+                    Some(guarded) => guarded.take().await,
+                    None => Ok(()),
+                };
+                if let Err(err) = taken {
+                    return finish(guarded, Response::from_errors(vec![err]), label, started);
+                }
                 let mut response = schema.inner.bare.execute(request).await;
                 if refused_before_execution(&response) {
                     // What validation refused: it has no path, and it has not been coded.
@@ -114,19 +121,29 @@ impl Prepared {
             }
             Err(err) => (Response::from_errors(vec![err]), None),
         };
-        if let Some(guarded) = &guarded {
-            response = guarded.settle(response);
-        }
-        error::code_uncoded(&mut response);
-        crate::metrics::record_request(
-            label
-                .as_ref()
-                .map_or(crate::metrics::UNKNOWN_OPERATION, Name::as_str),
-            metrics::first_code(&response),
-            started.elapsed(),
-        );
-        response
+        finish(guarded, response, label, started)
     }
+}
+
+/// Settles a response's cost, codes its errors and counts it.
+fn finish(
+    guarded: Option<GuardedRequest>,
+    mut response: Response,
+    label: Option<Name>,
+    started: Instant,
+) -> Response {
+    if let Some(guarded) = &guarded {
+        response = guarded.settle(response);
+    }
+    error::code_uncoded(&mut response);
+    crate::metrics::record_request(
+        label
+            .as_ref()
+            .map_or(crate::metrics::UNKNOWN_OPERATION, Name::as_str),
+        metrics::first_code(&response),
+        started.elapsed(),
+    );
+    response
 }
 
 /// A request's document: shared with the cache of parsed documents (the query limits), or
@@ -216,13 +233,14 @@ mod tests {
     use super::*;
     use crate::graphql::limits::QueryLimits;
     use crate::graphql::limits::budget::{Throttle, ThrottleSettings};
+    use crate::graphql::limits::budgets::Budget;
     use crate::graphql::{Mutation, Query, Subscription, sdl};
 
     fn schemas() -> [HttpSchema; 2] {
         let bare = || async_graphql::Schema::build(Query, Mutation, Subscription).finish();
         let table = || TypeTable::from_sdl(&sdl());
         let throttle = Arc::new(Throttle::new(ThrottleSettings::new(1_000, 1_000)));
-        let guard = Guard::new(QueryLimits::default(), table(), throttle);
+        let guard = Guard::new(QueryLimits::default(), table(), Budget::Local(throttle));
         [
             HttpSchema::new(bare(), Some(guard), table()),
             HttpSchema::new(bare(), None, table()),

@@ -19,6 +19,8 @@ pub const REQUEST_DURATION_SECONDS: &str = "graphpay_request_duration_seconds";
 pub const QUERY_COST_SPENT_TOTAL: &str = "graphpay_query_cost_spent_total";
 /// Requests refused because the account's cost budget was spent.
 pub const THROTTLED_REQUESTS_TOTAL: &str = "graphpay_throttled_requests_total";
+pub const BUDGET_CHECKS_TOTAL: &str = "graphpay_budget_checks_total";
+pub const BUDGET_FALLBACKS_TOTAL: &str = "graphpay_budget_fallbacks_total";
 /// Payments created (replays create none).
 pub const PAYMENTS_CREATED_TOTAL: &str = "graphpay_payments_created_total";
 /// Requests answered with the stored outcome of an earlier request with the same key.
@@ -126,6 +128,17 @@ pub fn record_throttled() {
     counter!(THROTTLED_REQUESTS_TOTAL).increment(1);
 }
 
+/// A request's cost taken from a budget kept in `store` (`redis`, or `local`: this instance's
+/// own, without Redis or while it cannot be reached).
+pub fn record_budget_check(store: &'static str) {
+    counter!(BUDGET_CHECKS_TOTAL, "store" => store).increment(1);
+}
+
+/// A call to Redis for the shared budget that failed, so the local budget was used.
+pub fn record_budget_fallback() {
+    counter!(BUDGET_FALLBACKS_TOTAL).increment(1);
+}
+
 pub fn record_payment_created() {
     counter!(PAYMENTS_CREATED_TOTAL).increment(1);
 }
@@ -193,6 +206,7 @@ pub fn register_counters<'a>(root_fields: impl IntoIterator<Item = &'a str>) {
     for name in [
         QUERY_COST_SPENT_TOTAL,
         THROTTLED_REQUESTS_TOTAL,
+        BUDGET_FALLBACKS_TOTAL,
         PAYMENTS_CREATED_TOTAL,
         IDEMPOTENCY_REPLAYS_TOTAL,
         PROCESSOR_BREAKER_REFUSED_TOTAL,
@@ -215,6 +229,9 @@ pub fn register_counters<'a>(root_fields: impl IntoIterator<Item = &'a str>) {
     }
     for reason in TIMEOUT_REASONS {
         counter!(CONNECTIONS_TIMED_OUT_TOTAL, "reason" => reason).increment(0);
+    }
+    for store in ["redis", "local"] {
+        counter!(BUDGET_CHECKS_TOTAL, "store" => store).increment(0);
     }
     for (step, outcome) in LIFECYCLE_STEPS {
         counter!(LIFECYCLE_TOTAL, "step" => step, "outcome" => outcome).increment(0);
@@ -251,6 +268,15 @@ fn describe() {
     describe_counter!(
         THROTTLED_REQUESTS_TOTAL,
         "Requests refused because the account's cost budget was spent"
+    );
+    describe_counter!(
+        BUDGET_CHECKS_TOTAL,
+        "Requests charged to a cost budget, by where it is kept (redis: shared by every \
+         instance; local: this instance's own)"
+    );
+    describe_counter!(
+        BUDGET_FALLBACKS_TOTAL,
+        "Calls to Redis for the shared budget that failed (the local budget was used)"
     );
     describe_counter!(PAYMENTS_CREATED_TOTAL, "Payments created");
     describe_counter!(

@@ -41,6 +41,7 @@ mod restricted_keys;
 mod schema;
 mod secrets_at_rest;
 mod selections;
+mod shared_budget;
 mod signing_keys;
 mod submit_tokens;
 mod subscriptions;

@@ -3,8 +3,8 @@
 //! takes its requested cost up front and gets back what its result did not use.
 //!
 //! Buckets live in this process: with N gateway instances behind a load balancer an account
-//! can spend up to N buckets at once, so operators divide the capacity and rate by N where
-//! the budget must hold across instances.
+//! can spend up to N buckets at once, unless the budgets are shared through Redis
+//! (`shared_budget`), which falls back to these buckets while Redis cannot be reached.
 //!
 //! Rate-limiting crates (governor's GCRA, for one) take cells but cannot give unused ones
 //! back, nor say how much is left as a number; the refund is what makes a page that returned

@@ -11,19 +11,23 @@
 //! to are bounded as lists resolve ([`fields`]); each account's budget is [`budget`].
 
 pub mod budget;
+pub mod budgets;
 pub mod cost;
 pub mod fields;
 pub mod lexical;
+mod settle;
 pub mod shape;
+pub mod shared_budget;
 mod socket;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use async_graphql::parser::types::{ExecutableDocument, OperationType};
-use async_graphql::{Request, Response, ServerError, ServerResult, Value};
+use async_graphql::{Request, ServerError, ServerResult};
 
-use self::budget::{BudgetStatus, Held, Throttle};
+use self::budget::BudgetStatus;
+use self::budgets::{Budget, Hold};
 use self::cost::{Plan, TypeTable};
 use self::fields::FieldBudget;
 use self::lexical::TextLimits;
@@ -74,7 +78,7 @@ pub struct Guard {
 struct Shared {
     limits: QueryLimits,
     table: TypeTable,
-    throttle: Arc<Throttle>,
+    budget: Budget,
     /// Documents parsed before, by their text: a text found here has passed the text limits
     /// and parsed, and it would again.
     parsed: moka::sync::Cache<String, Arc<ExecutableDocument>>,
@@ -86,13 +90,13 @@ const PARSED_CACHE_WEIGHT: u64 = 16 * 1024 * 1024;
 const PARSED_WEIGHT_PER_BYTE: u32 = 8;
 
 impl Guard {
-    pub fn new(limits: QueryLimits, table: TypeTable, throttle: Arc<Throttle>) -> Self {
-        let max_cost = limits.max_cost.min(throttle.capacity());
+    pub fn new(limits: QueryLimits, table: TypeTable, budget: Budget) -> Self {
+        let max_cost = limits.max_cost.min(budget.capacity());
         Self {
             shared: Arc::new(Shared {
                 limits: QueryLimits { max_cost, ..limits },
                 table,
-                throttle,
+                budget,
                 parsed: moka::sync::Cache::builder()
                     .max_capacity(PARSED_CACHE_WEIGHT)
                     .weigher(|text: &String, _| {
@@ -120,9 +124,8 @@ impl Guard {
 struct Charge {
     account: String,
     requested: u64,
-    /// Set once the requested cost was taken from the budget, with the bucket it was taken
-    /// from.
-    plan: Option<(Plan, Held)>,
+    /// Set once the requested cost was taken from the budget, with where it was taken from.
+    plan: Option<(Plan, Hold)>,
     /// A subscription pays its requested cost when it starts, whatever its events hold.
     subscription: bool,
     status: BudgetStatus,
@@ -134,8 +137,18 @@ pub(crate) struct GuardedRequest {
     state: Arc<RequestState>,
 }
 
+/// A cost found affordable to check, not yet taken from the budget.
+struct ToTake {
+    account: String,
+    requested: u64,
+    plan: Plan,
+    subscription: bool,
+}
+
 #[derive(Default)]
 struct RequestState {
+    /// Recorded by the (synchronous) checks; taken by [`GuardedRequest::take`].
+    to_take: Mutex<Option<ToTake>>,
     charge: Mutex<Option<Charge>>,
     /// Set once execution began: from then on, mutations have run and are paid for.
     executed: AtomicBool,
@@ -250,14 +263,14 @@ impl GuardedRequest {
             // Without a viewer nothing can be resolved; the resolvers say so.
             return Ok(());
         };
-        let throttle = &self.shared.throttle;
+        let budget = &self.shared.budget;
         if requested > limits.max_cost {
             self.record(Charge {
                 account: account.to_string(),
                 requested,
                 plan: None,
                 subscription: false,
-                status: throttle.status(account),
+                status: budget.status(account),
             });
             return Err(ApiError::QueryTooComplex {
                 message: format!(
@@ -268,36 +281,15 @@ impl GuardedRequest {
                 cost: Some(requested),
             });
         }
-        match throttle.take_held(account, requested) {
-            Ok((status, held)) => {
-                self.record(Charge {
-                    account: account.to_string(),
-                    requested,
-                    plan: Some((plan, held)),
-                    subscription,
-                    status,
-                });
-                Ok(())
-            }
-            Err(throttled) => {
-                crate::metrics::record_throttled();
-                self.record(Charge {
-                    account: account.to_string(),
-                    requested,
-                    plan: None,
-                    subscription: false,
-                    status: throttled.status,
-                });
-                Err(ApiError::Throttled {
-                    retry_after_seconds: throttled.retry_after_seconds,
-                    message: format!(
-                        "the query costs {requested} points and the account has {} left; \
-                         retry after {} s",
-                        throttled.status.currently_available, throttled.retry_after_seconds
-                    ),
-                })
-            }
+        if let Ok(mut slot) = self.state.to_take.lock() {
+            *slot = Some(ToTake {
+                account: account.to_string(),
+                requested,
+                plan,
+                subscription,
+            });
         }
+        Ok(())
     }
 
     /// A refusal as the response carries it, with the account's budget recorded (unless a
@@ -311,7 +303,7 @@ impl GuardedRequest {
                 .map(|c| c.is_none())
                 .unwrap_or(false)
         {
-            let status = self.shared.throttle.status(account);
+            let status = self.shared.budget.status(account);
             self.record(Charge {
                 account: account.to_string(),
                 requested: 0,
@@ -329,59 +321,4 @@ fn too_complex(message: String) -> ApiError {
         message,
         cost: None,
     }
-}
-
-impl GuardedRequest {
-    /// Says that the request's execution began: from then on, mutations have run.
-    pub(crate) fn executing(&self) {
-        self.state.executed.store(true, Ordering::Relaxed);
-    }
-
-    /// See [`settle`].
-    pub(crate) fn settle(&self, response: Response) -> Response {
-        settle(&self.shared, &self.state, response)
-    }
-}
-
-/// Charges what the response really cost (giving back the rest of what was requested, or
-/// taking what a result returned beyond it) and reports it in the response; once per request.
-fn settle(shared: &Shared, state: &RequestState, mut response: Response) -> Response {
-    let charge = state.charge.lock().ok().and_then(|mut c| c.take());
-    let Some(charge) = charge else {
-        return response;
-    };
-    let throttle = &shared.throttle;
-    let (actual, status) = match &charge.plan {
-        Some(_) if charge.subscription => (charge.requested, charge.status),
-        Some((plan, held)) => {
-            let executed = state.executed.load(Ordering::Relaxed);
-            let actual = plan.actual(&response.data, executed);
-            let status = if actual <= charge.requested {
-                throttle.refund_held(&charge.account, held, charge.requested - actual)
-            } else {
-                throttle.force_take_held(&charge.account, held, actual - charge.requested)
-            };
-            (actual, status)
-        }
-        None => (0, charge.status),
-    };
-    crate::metrics::record_cost_spent(actual);
-    response.extensions.insert(
-        "cost".into(),
-        cost_extension(charge.requested, actual, status),
-    );
-    response
-}
-
-fn cost_extension(requested: u64, actual: u64, status: BudgetStatus) -> Value {
-    let value = serde_json::json!({
-        "requestedQueryCost": requested,
-        "actualQueryCost": actual,
-        "throttleStatus": {
-            "maximumAvailable": status.maximum_available,
-            "currentlyAvailable": status.currently_available,
-            "restoreRate": status.restore_rate,
-        }
-    });
-    Value::from_json(value).unwrap_or(Value::Null)
 }

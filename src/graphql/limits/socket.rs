@@ -14,7 +14,8 @@ use async_graphql::{Request, Response, ServerResult};
 use futures_util::StreamExt;
 use futures_util::stream::BoxStream;
 
-use super::{Guard, GuardedRequest, settle};
+use super::settle::settle;
+use super::{Guard, GuardedRequest};
 use crate::graphql::{Viewer, operation};
 
 impl ExtensionFactory for Guard {
@@ -36,6 +37,7 @@ impl Extension for GuardedRequest {
         let doc = self.read(account.as_deref(), &mut request)?;
         let operation = operation::find(&doc, request.operation_name.as_deref());
         self.check(account.as_deref(), &request, &doc, &operation)?;
+        self.take().await?;
         request.set_parsed_query(ExecutableDocument::clone(&doc));
         next.run(ctx, request).await
     }

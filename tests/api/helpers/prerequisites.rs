@@ -65,3 +65,6 @@ fn node_runs() -> bool {
         .status()
         .is_ok_and(|status| status.success())
 }
+
+/// The Redis server the shared budget's tests start on ports of their own.
+pub const REDIS_SERVER: &str = "/usr/bin/redis-server";
