@@ -222,11 +222,7 @@ impl Application {
             config.live_key_ttl,
             TokenSigner::with_keys(keyring.clone()),
         );
-        let submit_tokens = SubmitTokens::new(
-            db.clone(),
-            config.submit_tokens,
-            config.idempotency.retention,
-        );
+        let submit_tokens = SubmitTokens::new(db.clone(), config.submit_tokens);
         let schemas = graphql::build(
             db.clone(),
             CursorCodec::with_keys(keyring.clone()),

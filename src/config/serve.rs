@@ -283,9 +283,8 @@ pub struct ServeArgs {
     pub client_tokens_require_submit_tokens: bool,
 
     /// The longest a submit token may wait for its first use, in seconds (a request's
-    /// `ttlSeconds` beyond it is refused). Never more than the idempotency retention (it is
-    /// lowered to it): a used token is known by its key's record, so the record must outlive
-    /// the token's chance of a first use.
+    /// `ttlSeconds` beyond it is refused). A used token's outcome is replayed as long as the
+    /// token is kept (the idempotency retention after it expired).
     #[arg(
         long,
         env = "GRAPHPAY_SUBMIT_TOKEN_MAX_TTL_SECS",

@@ -211,6 +211,7 @@ impl Mutation {
             payment_id: &payment_id,
             reason: reason.map(Into::into),
             may_void: viewer.caller.may(Scope::PaymentsCapture),
+            may_cancel: viewer.caller.may(Scope::PaymentsWrite),
         };
         Ok(Some(
             service

@@ -198,7 +198,12 @@ impl Inner {
         // Without the query limits, a document with no operation to run is async-graphql's
         // to refuse.
         let operation = found.ok();
-        scopes::admit(operation.as_ref(), over_get.as_ref(), restricted.as_ref())?;
+        scopes::admit(operation.as_ref(), over_get.as_ref(), restricted.as_ref()).map_err(
+            |err| match guarded {
+                Some(guarded) => guarded.refused_after_checks(account.as_deref(), err),
+                None => err,
+            },
+        )?;
         let label = operation
             .as_ref()
             .and_then(|operation| {

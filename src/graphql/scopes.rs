@@ -32,6 +32,9 @@ pub enum Needs {
     /// A secret key holding the scope (unrestricted, or restricted with it); never a client
     /// token, whatever it holds.
     KeyScope(Scope),
+    /// A credential holding the first scope, or a secret key holding the second (the field's
+    /// resolver tells what each allows).
+    ScopeOrKeyScope(Scope, Scope),
     /// An unrestricted secret key: what manages keys themselves.
     Unrestricted,
 }
@@ -50,8 +53,10 @@ pub fn needs(operation: OperationType, field: &str) -> Needs {
             "viewer" | "payment" | "payments" | "node" | "nodes" | "idempotencyRecord" | "events",
         )
         | (Subscription, "paymentUpdated" | "events") => Needs::Scope(Scope::PaymentsRead),
-        (Mutation, "createPayment" | "confirmPayment" | "cancelPayment") => {
-            Needs::Scope(Scope::PaymentsWrite)
+        (Mutation, "createPayment" | "confirmPayment") => Needs::Scope(Scope::PaymentsWrite),
+        // Cancelling needs PAYMENTS_WRITE; voiding an authorization, PAYMENTS_CAPTURE.
+        (Mutation, "cancelPayment") => {
+            Needs::ScopeOrKeyScope(Scope::PaymentsWrite, Scope::PaymentsCapture)
         }
         (Mutation, "updatePayment" | "createSubmitToken") => Needs::KeyScope(Scope::PaymentsWrite),
         (Mutation, "refundPayment") => Needs::Scope(Scope::RefundsWrite),
@@ -154,7 +159,13 @@ fn check(operation: &Operation<'_>, holder: Holder) -> Result<(), ApiError> {
             Needs::KeyScope(scope) if !holder.client_token && holder.scopes.contains(scope) => {
                 return;
             }
-            Needs::Scope(scope) => (Some(scope.as_str()), false),
+            Needs::ScopeOrKeyScope(scope, key_scope)
+                if holder.scopes.contains(scope)
+                    || (!holder.client_token && holder.scopes.contains(key_scope)) =>
+            {
+                return;
+            }
+            Needs::Scope(scope) | Needs::ScopeOrKeyScope(scope, _) => (Some(scope.as_str()), false),
             Needs::KeyScope(scope) => (Some(scope.as_str()), holder.client_token),
             Needs::Unrestricted => (None, false),
         };

@@ -201,10 +201,16 @@ pub(crate) async fn complete(
     Ok(())
 }
 
-/// Deletes keys created before `cutoff`; returns how many.
+/// Deletes keys created before `cutoff`; returns how many. The key of a submit token is kept
+/// while the token is (until its own sweep, after it expired): its record is what says the
+/// token was used, so the token can never be used afresh while it could still be sent.
 pub async fn sweep(db: &Db, cutoff: Timestamp) -> Result<u64, DbError> {
     let result = idempotency_keys::Entity::delete_many()
         .filter(idempotency_keys::Column::CreatedAt.lt(cutoff.micros()))
+        .filter(sea_orm::sea_query::Expr::cust(
+            "(substr(idempotency_keys.key, 1, 4) <> 'sbt_' OR NOT EXISTS (SELECT 1 FROM \
+             submit_tokens WHERE submit_tokens.token_hash = substr(idempotency_keys.key, 5)))",
+        ))
         .exec(db.conn())
         .await?;
     Ok(result.rows_affected)

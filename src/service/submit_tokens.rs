@@ -4,8 +4,6 @@
 //! replays that outcome. Optionally, client tokens must use one for every money-moving
 //! mutation, so that one rendered form can move money at most once.
 
-use std::time::Duration;
-
 use super::ServiceError;
 use super::accounts::Caller;
 use crate::domain::idempotency::IdempotencyKey;
@@ -18,8 +16,7 @@ use crate::persistence::{Db, idempotency_keys, submit_tokens};
 pub struct SubmitTokenSettings {
     /// Client tokens' money-moving mutations must carry a submit token as their key.
     pub required_for_client_tokens: bool,
-    /// The longest a token may wait for its first use, in seconds (at most the idempotency
-    /// retention: see [`SubmitTokens::new`]).
+    /// The longest a token may wait for its first use, in seconds.
     pub max_ttl_seconds: i64,
 }
 
@@ -45,23 +42,7 @@ pub struct SubmitTokens {
 }
 
 impl SubmitTokens {
-    /// Tokens on `db`. A token's first use is known only from its idempotency key's record,
-    /// kept for `retention`; so that no token can be used again once that record is swept,
-    /// no token may wait for its first use longer than `retention` (the setting is lowered to
-    /// it, with a warning).
-    pub fn new(db: Db, mut settings: SubmitTokenSettings, retention: Duration) -> Self {
-        let retention = i64::try_from(retention.as_secs())
-            .unwrap_or(i64::MAX)
-            .max(1);
-        if settings.max_ttl_seconds > retention {
-            tracing::warn!(
-                max_ttl_seconds = settings.max_ttl_seconds,
-                retention,
-                "submit tokens may live at most as long as idempotency keys are kept; \
-                 their longest life is lowered to the idempotency retention"
-            );
-            settings.max_ttl_seconds = retention;
-        }
+    pub fn new(db: Db, settings: SubmitTokenSettings) -> Self {
         Self { db, settings }
     }
 
@@ -140,7 +121,9 @@ impl SubmitTokens {
         ))
     }
 
-    /// Removes tokens that expired before `cutoff`.
+    /// Removes tokens that expired before `cutoff` (the idempotency retention ago): the
+    /// record of a token's use is kept as long as the token (see
+    /// `idempotency_keys::sweep`), so a token is either known with its use or refused.
     pub async fn sweep(&self, cutoff: Timestamp) -> Result<u64, ServiceError> {
         Ok(submit_tokens::sweep(&self.db, cutoff).await?)
     }

@@ -38,8 +38,7 @@ impl Housekeeper {
                 Ok(n) => tracing::info!(removed = n, "swept expired idempotency keys"),
                 Err(err) => tracing::warn!(error = %err, "idempotency sweep failed"),
             }
-            // A used token outlives its key's record, so its repeats are replayed for as long
-            // as the record is kept.
+            // A token is swept the retention after it expired; its key's record not before.
             let cutoff = Timestamp::now().plus_seconds(-retention);
             if let Err(err) = self.submit_tokens.sweep(cutoff).await {
                 tracing::warn!(error = ?err, "submit token sweep failed");

@@ -295,6 +295,19 @@ impl GuardedRequest {
     /// A refusal as the response carries it, with the account's budget recorded (unless a
     /// charge already was) so that the response reports it.
     fn refused(&self, account: Option<&str>, err: ApiError) -> ServerError {
+        self.refused_after_checks(account, ServerError::from(err))
+    }
+
+    /// A refusal made after the checks passed (the scopes, the method), before anything was
+    /// taken from the budget: nothing is taken, and the response reports the budget as it is.
+    pub(crate) fn refused_after_checks(
+        &self,
+        account: Option<&str>,
+        err: ServerError,
+    ) -> ServerError {
+        if let Ok(mut to_take) = self.state.to_take.lock() {
+            to_take.take();
+        }
         if let Some(account) = account
             && self
                 .state
@@ -312,7 +325,7 @@ impl GuardedRequest {
                 status,
             });
         }
-        ServerError::from(err)
+        err
     }
 }
 

@@ -84,13 +84,17 @@ pub struct SharedBudget {
     failed_at: Mutex<Option<Instant>>,
     /// Whether the current outage was logged.
     warned: AtomicBool,
+    /// Whether a request is trying Redis again after a failure.
+    probing: AtomicBool,
 }
 
 impl SharedBudget {
     /// A budget kept in the Redis at `url` (nothing is connected until the first request),
     /// falling back to a local bucket with `settings`.
     pub fn new(url: &str, settings: ThrottleSettings) -> Result<Self, String> {
-        let client = redis::Client::open(url).map_err(|e| format!("redis URL {url:?}: {e}"))?;
+        // The URL may hold a password: it is not repeated in the error.
+        let client = redis::Client::open(url)
+            .map_err(|e| format!("GRAPHPAY_REDIS_URL is not a Redis URL: {:?}", e.kind()))?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(RESPONSE_TIMEOUT))
             .set_response_timeout(Some(RESPONSE_TIMEOUT))
@@ -111,6 +115,7 @@ impl SharedBudget {
             local: Arc::new(Throttle::new(settings)),
             failed_at: Mutex::new(None),
             warned: AtomicBool::new(false),
+            probing: AtomicBool::new(false),
         })
     }
 
@@ -135,14 +140,22 @@ impl SharedBudget {
         }
     }
 
-    /// Whether Redis is to be asked now: it answered last time, or it failed long enough ago
-    /// to be tried again.
+    /// Whether Redis is to be asked now: it answered last time; or it failed long enough ago
+    /// to be tried again, and no other request is trying it (the others use the local bucket
+    /// meanwhile, so an unresponsive Redis delays one request per retry, not all of them).
     fn redis_usable(&self) -> bool {
         let failed_at = self
             .failed_at
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        failed_at.is_none_or(|at| at.elapsed() >= RETRY_AFTER_FAILURE)
+        match *failed_at {
+            None => true,
+            Some(at) if at.elapsed() >= RETRY_AFTER_FAILURE => self
+                .probing
+                .compare_exchange(false, true, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok(),
+            Some(_) => false,
+        }
     }
 
     fn redis_failed(&self, err: &redis::RedisError) {
@@ -150,6 +163,7 @@ impl SharedBudget {
             .failed_at
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
+        self.probing.store(false, Ordering::Release);
         crate::metrics::record_budget_fallback();
         if !self.warned.swap(true, Ordering::Relaxed) {
             tracing::warn!(error = %err, "Redis cannot be reached: each instance uses its own budget until it answers");
@@ -161,6 +175,7 @@ impl SharedBudget {
             .failed_at
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
+        self.probing.store(false, Ordering::Release);
         if failed_at.take().is_some() && self.warned.swap(false, Ordering::Relaxed) {
             tracing::info!("Redis answers again: the budget is shared across instances");
         }
@@ -194,8 +209,12 @@ impl SharedBudget {
                 Ok((taken == 1, available))
             }
             Err(err) => {
-                // Not applied (as far as this instance can tell): kept for the next call.
-                state.change.fetch_add(change, Ordering::AcqRel);
+                // Kept for the next call only when the script surely did not run (the
+                // connection was refused); after a timeout it may have run, and applying the
+                // change twice would hand out budget, so it is dropped.
+                if err.is_connection_refusal() {
+                    state.change.fetch_add(change, Ordering::AcqRel);
+                }
                 Err(err)
             }
         }
@@ -262,9 +281,17 @@ impl SharedBudget {
         }
     }
 
+    /// Whether Redis failed and has not answered since.
+    fn is_down(&self) -> bool {
+        self.failed_at
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
     /// The account's budget as last seen, for answers refused before it was asked.
     pub fn last_status(&self, account: &str) -> BudgetStatus {
-        if !self.redis_usable() {
+        if self.is_down() {
             return self.local.status(account);
         }
         let state = self.account(account);
@@ -281,7 +308,8 @@ impl SharedBudget {
             if Arc::strong_count(&self) == 1 {
                 return;
             }
-            if !self.redis_usable() {
+            // Requests try Redis again after an outage; the flush waits until one did.
+            if self.is_down() {
                 continue;
             }
             let pending: Vec<_> = self

@@ -29,6 +29,9 @@ pub struct Cancel<'a> {
     pub reason: Option<CancellationReason>,
     /// The credential may void an authorization (it holds `PAYMENTS_CAPTURE`).
     pub may_void: bool,
+    /// The credential may cancel a payment that is not authorized (it holds
+    /// `PAYMENTS_WRITE`); one holding only `PAYMENTS_CAPTURE` may void, nothing else.
+    pub may_cancel: bool,
 }
 
 impl PaymentService {
@@ -87,6 +90,12 @@ impl PaymentService {
                     hold.complete_with(&payment, None).await?;
                 }
                 return Ok(PaymentResult::made(payment));
+            }
+            if payment.status != PaymentStatus::RequiresCapture && !cancel.may_cancel {
+                return Err(ServiceError::Forbidden {
+                    field: "cancelPayment".into(),
+                    required_scope: Some(Scope::PaymentsWrite.as_str()),
+                });
             }
             let to = state_machine::next(payment.status, PaymentOperation::Cancel)?;
             match payment.status {
