@@ -62,6 +62,10 @@ pub const FLUSH_EVERY: Duration = Duration::from_millis(500);
 
 const KEY_PREFIX: &str = "graphpay:budget:";
 
+/// The largest capacity or restore rate a budget kept in Redis may have (see
+/// [`SharedBudget::new`]).
+pub const MAX_POINTS: u64 = 1_000_000_000_000;
+
 /// What this instance keeps of an account between two calls to Redis.
 #[derive(Default)]
 struct AccountState {
@@ -92,6 +96,14 @@ impl SharedBudget {
     /// A budget kept in the Redis at `url` (nothing is connected until the first request),
     /// falling back to a local bucket with `settings`.
     pub fn new(url: &str, settings: ThrottleSettings) -> Result<Self, String> {
+        // Redis's Lua counts in doubles: thousandths of a point stay exact integers up to
+        // 2^53, so the budget is bounded well within that.
+        if settings.capacity > MAX_POINTS || settings.restore_rate > MAX_POINTS {
+            return Err(format!(
+                "with GRAPHPAY_REDIS_URL, the rate limit's capacity and restore rate are at most \
+                 {MAX_POINTS} points"
+            ));
+        }
         // The URL may hold a password: it is not repeated in the error.
         let client = redis::Client::open(url)
             .map_err(|e| format!("GRAPHPAY_REDIS_URL is not a Redis URL: {:?}", e.kind()))?;
