@@ -24,7 +24,8 @@ use super::budgets::Hold;
 /// The script: `KEYS[1]` the account's bucket; `ARGV`: the capacity and the cost (thousandths
 /// of a point), the restore rate (points per second, which is thousandths per millisecond),
 /// the signed change to apply first, and the bucket's time to live (ms). Answers whether the
-/// cost was taken, and what is left (thousandths; below zero while in debt).
+/// cost was taken (as the local bucket does, a cost of 0 is refused while in debt; a flush
+/// ignores the answer), and what is left (thousandths; below zero while in debt).
 const TAKE: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -45,9 +46,7 @@ if now > at then
 end
 avail = math.max(-full, math.min(full, avail + change))
 local ok = 1
-if cost > 0 then
-  if avail >= cost then avail = avail - cost else ok = 0 end
-end
+if avail >= cost then avail = avail - cost else ok = 0 end
 redis.call('HSET', KEYS[1], 'a', string.format('%.0f', avail), 't', string.format('%.0f', at))
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return {ok, avail}
