@@ -93,6 +93,12 @@ pub fn fingerprint(filter: &PaymentFilter, order: Order) -> [u8; 8] {
         canonical.push_str("|metadata=");
         canonical.push_str(&filter.metadata.to_api_json().to_string());
     }
+    fingerprint_of(&canonical)
+}
+
+/// The first 8 bytes of the SHA-256 of a listing's canonical text (its filter and order),
+/// which cursors carry to be bound to the listing that issued them.
+pub fn fingerprint_of(canonical: &str) -> [u8; 8] {
     let digest = Sha256::digest(canonical.as_bytes());
     let mut out = [0u8; 8];
     out.copy_from_slice(&digest[..8]);

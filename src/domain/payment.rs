@@ -125,20 +125,23 @@ pub mod event_type {
         }
     }
 
-    /// Every type there is, for validating filters.
-    pub fn all() -> Vec<String> {
-        let mut all: Vec<String> = PaymentStatus::ALL.iter().map(|s| of_payment(*s)).collect();
-        all.push(PAYMENT_UPDATED.to_string());
-        all.extend(
-            [
-                RefundStatus::Pending,
-                RefundStatus::Succeeded,
-                RefundStatus::Failed,
-            ]
-            .into_iter()
-            .map(of_refund),
-        );
-        all
+    /// Every type there is, for validating filters (made once).
+    pub fn all() -> &'static [String] {
+        static ALL: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+            let mut all: Vec<String> = PaymentStatus::ALL.iter().map(|s| of_payment(*s)).collect();
+            all.push(PAYMENT_UPDATED.to_string());
+            all.extend(
+                [
+                    RefundStatus::Pending,
+                    RefundStatus::Succeeded,
+                    RefundStatus::Failed,
+                ]
+                .into_iter()
+                .map(of_refund),
+            );
+            all
+        });
+        &ALL
     }
 
     /// Whether an event of this type is a change of the payment's status.

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use async_graphql::dataloader::DataLoader;
 use async_graphql::{Context, ID, InputObject, Object, Result, SimpleObject};
-use sha2::{Digest, Sha256};
 
 use super::Viewer;
 use super::limits::fields::charge_list;
@@ -204,12 +203,9 @@ pub fn listing(filter: &EventFilter) -> Listing {
             .map(|t| t.micros().to_string())
             .unwrap_or_default(),
     );
-    let digest = Sha256::digest(canonical.as_bytes());
-    let mut fingerprint = [0u8; 8];
-    fingerprint.copy_from_slice(&digest[..8]);
     Listing {
         kind: IdKind::PaymentEvent,
-        fingerprint,
+        fingerprint: crate::domain::paging::fingerprint_of(&canonical),
     }
 }
 
