@@ -70,19 +70,13 @@ async fn a_rendered_checkout_pays_once_through_3ds_and_shows_declines() {
         .env("ARTIFACTS", &artifacts)
         .stdin(Stdio::null())
         .kill_on_drop(true);
-    let output = tokio::time::timeout(Duration::from_secs(180), script.output())
-        .await
-        .expect("the browser script finishes within 3 minutes")
-        .expect("node starts");
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr),
-    );
+    let (status, stdout, stderr) =
+        crate::helpers::run_driver(&mut script, Duration::from_secs(180)).await;
     assert!(
-        output.status.success(),
+        status.success(),
         "the checkout's browser checks failed ({}):\n{stdout}\n{stderr}\nthe merchant server's \
          log:\n{}",
-        output.status,
+        status,
         std::fs::read_to_string(&server_log).unwrap_or_default()
     );
     println!("{stderr}");

@@ -116,18 +116,12 @@ async fn a_shopper_approves_or_declines_on_the_action_page_and_lands_back_at_the
         .env("SCREENSHOT", &screenshot)
         .stdin(Stdio::null())
         .kill_on_drop(true);
-    let output = tokio::time::timeout(Duration::from_secs(180), script.output())
-        .await
-        .expect("the browser script finishes within 3 minutes")
-        .expect("node starts");
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr),
-    );
+    let (status, stdout, stderr) =
+        crate::helpers::run_driver(&mut script, Duration::from_secs(180)).await;
     assert!(
-        output.status.success(),
+        status.success(),
         "the customer-action browser checks failed ({}):\n{stdout}\n{stderr}",
-        output.status
+        status
     );
     let landed: Vec<Value> = stdout
         .lines()

@@ -81,18 +81,12 @@ async fn the_dashboard_shows_each_payment_and_each_change_once_even_across_a_dro
         .env("SCREENSHOT", &screenshot)
         .stdin(Stdio::null())
         .kill_on_drop(true);
-    let output = tokio::time::timeout(Duration::from_secs(240), script.output())
-        .await
-        .expect("the browser script finishes within 4 minutes")
-        .expect("node starts");
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr),
-    );
+    let (status, stdout, stderr) =
+        crate::helpers::run_driver(&mut script, Duration::from_secs(240)).await;
     assert!(
-        output.status.success(),
+        status.success(),
         "the dashboard's browser checks failed ({}):\n{stdout}\n{stderr}",
-        output.status
+        status
     );
     println!("{stdout}");
     assert!(

@@ -27,3 +27,20 @@ pub fn browser_backend() -> Backend {
         Backend::Sqlite
     }
 }
+
+/// Runs a browser driver (`node ...`) to its end, at most `limit`: whether it succeeded, and
+/// what it printed on standard output and standard error.
+pub async fn run_driver(
+    script: &mut tokio::process::Command,
+    limit: std::time::Duration,
+) -> (std::process::ExitStatus, String, String) {
+    let output = tokio::time::timeout(limit, script.output())
+        .await
+        .unwrap_or_else(|_| panic!("the browser script finishes within {limit:?}"))
+        .expect("node starts");
+    (
+        output.status,
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}

@@ -18,7 +18,7 @@ mod webhooks;
 mod ws;
 
 pub use app::{TestApp, post_on_new_connection, postgres_url};
-pub use browser::{browser_backend, browser_root};
+pub use browser::{browser_backend, browser_root, run_driver};
 pub use cluster::OwnCluster;
 pub use consistency::assert_consistent;
 pub use own_database::OwnDatabase;
