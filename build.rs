@@ -6,7 +6,9 @@
 //! - the GraphQL over HTTP audit and the dashboard's browser test are marked ignored likewise
 //!   unless what they need (Node, Chromium, their npm packages, the built dashboard) is here
 //!   when they are built, and the shared budget's tests unless `redis-server` is: see
-//!   `tests/api/helpers/prerequisites.rs`.
+//!   `tests/api/helpers/prerequisites.rs`;
+//! - the read replicas' tests are compiled in only when `TEST_REPLICA_URL` names a streaming
+//!   replica of the test server (`.ci/replica start` makes one).
 
 use std::path::Path;
 use std::process::Command;
@@ -29,6 +31,15 @@ fn main() {
     }
     node_tests("http_audit_tests", "HTTP audit", prerequisites::HTTP_AUDIT);
     node_tests("browser_tests", "BROWSER test", prerequisites::BROWSER);
+    println!("cargo::rustc-check-cfg=cfg(replica_tests)");
+    println!("cargo::rerun-if-env-changed=TEST_REPLICA_URL");
+    if std::env::var_os("TEST_REPLICA_URL").is_some_and(|v| !v.is_empty()) {
+        println!("cargo::rustc-cfg=replica_tests");
+    } else {
+        println!(
+            "cargo::warning=REPLICA test NOT run: TEST_REPLICA_URL is not set (.ci/replica start)"
+        );
+    }
     println!("cargo::rustc-check-cfg=cfg(redis_tests)");
     watch(Path::new(prerequisites::REDIS_SERVER));
     if Path::new(prerequisites::REDIS_SERVER).is_file() {

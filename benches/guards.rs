@@ -21,18 +21,12 @@ use std::time::Instant;
 
 use async_graphql::Variables;
 use async_graphql::parser::parse_query;
-use common::{BoxError, drop_schema, graphpay, start_gateway, unthrottled, wrk};
-use graphpay::domain::currency::Currency;
-use graphpay::domain::money::MinorUnits;
-use graphpay::domain::status::PaymentStatus;
-use graphpay::domain::time::Timestamp;
+use common::{BoxError, Seeded, drop_schema, seeded_account, start_gateway, unthrottled, wrk};
 use graphpay::graphql::limits::QueryLimits;
 use graphpay::graphql::limits::cost::{Plan, TypeTable};
 use graphpay::graphql::limits::shape::ShapeRefusal;
 use graphpay::graphql::limits::{lexical, shape};
 use graphpay::graphql::operation;
-use graphpay::persistence::payments::{NewPayment, insert_many};
-use graphpay::persistence::{Db, DbConfig};
 
 const PAGE: &str = "query Page { payments(first: 50) { edges { cursor node { id amount currency status createdAt } } pageInfo { hasNextPage endCursor } } }";
 const ROWS: i64 = 10_000;
@@ -48,21 +42,11 @@ fn main() -> Result<(), BoxError> {
         "GUARDS_POSTGRES_URL",
         "postgres://postgres@127.0.0.1:5432/test",
     );
-    let schema = format!(
-        "bench_guards_{}",
-        ulid::Ulid::generate().to_string().to_lowercase()
-    );
-    let database = vec![
-        ("DATABASE_URL", url.clone()),
-        ("DATABASE_SCHEMA", schema.clone()),
-    ];
-    let created = graphpay(&database)
-        .args(["account", "create", "--name", "guards", "--json"])
-        .output()?;
-    let created: serde_json::Value = serde_json::from_slice(&created.stdout)?;
-    let account = created["accountId"].as_str().ok_or("no account")?;
-    let key = created["apiKey"].as_str().ok_or("no key")?.to_string();
-    seed(&url, &schema, account)?;
+    let Seeded {
+        schema,
+        database,
+        key,
+    } = seeded_account(&url, "guards", ROWS)?;
 
     let modes: Vec<String> = env("GUARDS_MODES", "on,redis,off")
         .split(',')
@@ -127,39 +111,6 @@ fn main() -> Result<(), BoxError> {
 
     drop_schema(&url, &schema);
     Ok(())
-}
-
-fn seed(url: &str, schema: &str, account: &str) -> Result<(), BoxError> {
-    let runtime = tokio::runtime::Runtime::new()?;
-    runtime.block_on(async {
-        let db = Db::connect(&DbConfig {
-            url: url.to_string(),
-            schema: Some(schema.to_string()),
-            max_connections: 2,
-            busy_timeout: std::time::Duration::from_secs(10),
-            acquire_timeout: std::time::Duration::from_secs(30),
-        })
-        .await?;
-        let start = Timestamp::now().micros() - ROWS * 1_000_000;
-        let rows = (0..ROWS)
-            .map(|i| NewPayment {
-                account_id: account.to_string(),
-                amount: MinorUnits::parse(100 + i % 5_000).expect("an amount"),
-                currency: Currency::parse("USD").expect("a currency"),
-                source: "tok_visa".into(),
-                description: None,
-                reference: None,
-                metadata: Default::default(),
-                status: PaymentStatus::Succeeded,
-                capture_method: Default::default(),
-                return_url: None,
-                created_at: Timestamp::from_micros(start + i * 1_000_000),
-            })
-            .collect();
-        insert_many(&db, rows).await?;
-        db.close().await?;
-        Ok::<(), BoxError>(())
-    })
 }
 
 /// Mean time of `f` over `runs` runs, in microseconds.

@@ -10,6 +10,7 @@ pub mod merchant_webhooks;
 pub mod metrics;
 pub mod persistence;
 pub mod processor;
+pub mod replicas;
 pub mod sandbox;
 pub mod service;
 pub mod startup;

@@ -13,9 +13,7 @@ use crate::config::Config;
 use crate::domain::client_token::TokenSigner;
 use crate::domain::cursor::CursorCodec;
 use crate::domain::keyring::Keyring;
-use crate::graphql::limits::budget::Throttle;
 use crate::graphql::limits::budgets::Budget;
-use crate::graphql::limits::shared_budget::SharedBudget;
 use crate::graphql::trusted_documents::{ManifestError, TrustedDocuments};
 use crate::graphql::{self, Guards, SubscriptionSlots};
 use crate::http::cors::AllowedOrigins;
@@ -27,6 +25,7 @@ use crate::persistence::{Db, DbError, accounts, settings};
 use crate::processor::breaker::CircuitBreaker;
 use crate::processor::http_client::HttpProcessor;
 use crate::processor::{Processor, Retrying};
+use crate::replicas::Reads;
 use crate::sandbox::{Sandbox, WebhookTarget};
 use crate::service::accounts::Keys;
 use crate::service::feed::PaymentFeed;
@@ -190,6 +189,7 @@ impl Application {
             .await?
             .with_sealer(sealer.clone());
         let feed = PaymentFeed::start(background.clone(), &config.database, config.feed).await?;
+        let reads = Reads::start(&config.database, &config.replicas, &background).await?;
         let deliveries = Deliveries::new(background.clone(), feed.clone(), config.deliveries)
             .map_err(StartupError::Processor)?;
         let payments = PaymentService::new(
@@ -201,18 +201,8 @@ impl Application {
         );
         let guards = Guards {
             query: config.query_limits,
-            budget: match &config.redis_url {
-                None => Budget::Local(Arc::new(Throttle::new(config.throttle.clone()))),
-                Some(url) => {
-                    let shared = Arc::new(
-                        SharedBudget::new(url, config.throttle.clone())
-                            .map_err(StartupError::Settings)?,
-                    );
-                    tokio::spawn(shared.clone().flush_forever());
-                    tracing::info!("cost budgets are shared through Redis");
-                    Budget::Shared(shared)
-                }
-            },
+            budget: Budget::start(config.redis_url.as_deref(), &config.throttle)
+                .map_err(StartupError::Settings)?,
             subscriptions: SubscriptionSlots::new(config.max_subscriptions_per_account),
         };
         let cors =
@@ -253,6 +243,7 @@ impl Application {
             feed,
             connections: config.connections,
             cors,
+            reads,
         };
         Ok(Self {
             listener,

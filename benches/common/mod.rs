@@ -7,6 +7,13 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use graphpay::domain::currency::Currency;
+use graphpay::domain::money::MinorUnits;
+use graphpay::domain::status::PaymentStatus;
+use graphpay::domain::time::Timestamp;
+use graphpay::persistence::payments::{NewPayment, insert_many};
+use graphpay::persistence::{Db, DbConfig};
+
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_graphpay");
@@ -194,4 +201,74 @@ pub fn unthrottled() -> Vec<(&'static str, String)> {
             "1000000000000".to_string(),
         ),
     ]
+}
+
+/// A benchmark's own schema on a PostgreSQL server, with one account (made with the CLI).
+pub struct Seeded {
+    pub schema: String,
+    /// The gateway's settings for that schema.
+    pub database: Vec<(&'static str, String)>,
+    /// The account's API key.
+    pub key: String,
+}
+
+/// A schema of its own on the server at `url` (`bench_<name>_<ulid>`), with an account holding
+/// `rows` payments.
+pub fn seeded_account(url: &str, name: &str, rows: i64) -> Result<Seeded, BoxError> {
+    let schema = format!(
+        "bench_{name}_{}",
+        ulid::Ulid::generate().to_string().to_lowercase()
+    );
+    let database = vec![
+        ("DATABASE_URL", url.to_string()),
+        ("DATABASE_SCHEMA", schema.clone()),
+    ];
+    let created = graphpay(&database)
+        .args(["account", "create", "--name", name, "--json"])
+        .output()?;
+    let created: serde_json::Value = serde_json::from_slice(&created.stdout)?;
+    let account = created["accountId"].as_str().ok_or("no account")?;
+    let key = created["apiKey"].as_str().ok_or("no key")?.to_string();
+    seed_payments(url, &schema, account, rows)?;
+    Ok(Seeded {
+        schema,
+        database,
+        key,
+    })
+}
+
+/// Inserts `rows` succeeded payments into `account`, a second apart, and analyzes the table
+/// (so the planner knows its size at once, as it would on a server that has run for a while).
+pub fn seed_payments(url: &str, schema: &str, account: &str, rows: i64) -> Result<(), BoxError> {
+    let runtime = tokio::runtime::Runtime::new()?;
+    runtime.block_on(async {
+        let db = Db::connect(&DbConfig {
+            url: url.to_string(),
+            schema: Some(schema.to_string()),
+            max_connections: 2,
+            busy_timeout: std::time::Duration::from_secs(10),
+            acquire_timeout: std::time::Duration::from_secs(30),
+        })
+        .await?;
+        let start = Timestamp::now().micros() - rows * 1_000_000;
+        let payments = (0..rows)
+            .map(|i| NewPayment {
+                account_id: account.to_string(),
+                amount: MinorUnits::parse(100 + i % 5_000).expect("an amount"),
+                currency: Currency::parse("USD").expect("a currency"),
+                source: "tok_visa".into(),
+                description: None,
+                reference: None,
+                metadata: Default::default(),
+                status: PaymentStatus::Succeeded,
+                capture_method: Default::default(),
+                return_url: None,
+                created_at: Timestamp::from_micros(start + i * 1_000_000),
+            })
+            .collect();
+        insert_many(&db, payments).await?;
+        db.execute_unprepared("ANALYZE payments").await?;
+        db.close().await?;
+        Ok::<(), BoxError>(())
+    })
 }

@@ -15,6 +15,7 @@ use crate::merchant_webhooks::worker::DeliverySettings;
 use crate::persistence::DbConfig;
 use crate::processor::CallLimits;
 use crate::processor::breaker::BreakerSettings;
+use crate::replicas::ReplicaSettings;
 use crate::service::accounts::LIVE_KEY_TTL;
 use crate::service::feed::FeedSettings;
 use crate::service::idempotency::IdempotencySettings;
@@ -37,6 +38,8 @@ pub struct Config {
     pub throttle: ThrottleSettings,
     /// Where the budgets are shared across instances; unset: each instance keeps its own.
     pub redis_url: Option<String>,
+    /// Streaming replicas that may answer reads; none: every read on the primary.
+    pub replicas: ReplicaSettings,
     pub max_subscriptions_per_account: usize,
     pub max_batch: usize,
     pub max_body_bytes: usize,
@@ -96,6 +99,16 @@ impl From<ServeArgs> for Config {
             }),
             throttle: ThrottleSettings::new(args.rate_limit_capacity, args.rate_limit_restore_rate),
             redis_url: args.redis_url.filter(|url| !url.trim().is_empty()),
+            replicas: ReplicaSettings {
+                urls: args
+                    .replica_urls
+                    .into_iter()
+                    .map(|url| url.trim().to_string())
+                    .filter(|url| !url.is_empty())
+                    .collect(),
+                max_lag: Duration::from_millis(args.replica_max_lag_ms),
+                ..ReplicaSettings::default()
+            },
             max_subscriptions_per_account: args.max_subscriptions_per_account,
             max_batch: args.max_batch.max(1),
             max_body_bytes: args.max_body_bytes,
@@ -186,6 +199,7 @@ impl Config {
                 crate::graphql::limits::budget::DEFAULT_BUDGET_RESTORE_RATE,
             ),
             redis_url: None,
+            replicas: ReplicaSettings::default(),
             max_subscriptions_per_account: 100,
             max_batch: 10,
             max_body_bytes: 262_144,

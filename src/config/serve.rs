@@ -270,6 +270,23 @@ pub struct ServeArgs {
     #[arg(long, env = "GRAPHPAY_REDIS_URL")]
     pub redis_url: Option<String>,
 
+    /// Streaming replicas of the PostgreSQL database (`postgres://...`, comma-separated) that
+    /// may answer documents without a mutation; mutations and everything that moves money
+    /// stay on the primary. Unset: every read on the primary.
+    #[arg(
+        long,
+        env = "GRAPHPAY_REPLICA_URLS",
+        value_delimiter = ',',
+        hide_env_values = true
+    )]
+    pub replica_urls: Vec<String>,
+
+    /// The most a replica may lag behind the primary, in milliseconds, to answer a read that
+    /// sends no consistency token (a read that sends one goes to a replica only once it has
+    /// replayed that far).
+    #[arg(long, env = "GRAPHPAY_REPLICA_MAX_LAG_MS", default_value_t = 1_000)]
+    pub replica_max_lag_ms: u64,
+
     /// Client tokens must send a submit token (`sbt_...`, from `createSubmitToken`) as the
     /// `idempotencyKey` of every money-moving mutation, so that one rendered form moves money
     /// at most once; a key of their own is refused with `INVALID_IDEMPOTENCY_KEY`. Secret

@@ -5,6 +5,7 @@ pub mod account;
 pub mod api_key;
 pub mod capture;
 pub mod client_token;
+pub mod consistency;
 pub mod currency;
 pub mod cursor;
 pub mod feed;

@@ -15,6 +15,7 @@ mod metrics;
 mod mutation;
 mod node;
 mod objects;
+mod on_replica;
 pub mod operation;
 pub mod over_http;
 mod paging;
@@ -90,6 +91,10 @@ impl From<Caller> for Viewer {
     }
 }
 
+/// The primary database, for what must never be read from a replica whichever server a read
+/// goes to (`Db` in a request's data may be a replica's).
+pub struct Primary(pub Db);
+
 /// What every request is held to: the query limits and cost (`None`: unchecked, for
 /// benchmarks only), the account budgets, and the open subscriptions an account may have.
 pub struct Guards {
@@ -125,6 +130,7 @@ pub fn build(
     let base = || {
         let builder = Schema::build(Query, Mutation, Subscription)
             .data(db.clone())
+            .data(Primary(db.clone()))
             .data(services.payments.clone())
             .data(services.endpoints.clone())
             .data(cursors.clone())

@@ -17,10 +17,12 @@ use async_graphql::{Name, Request, Response, ServerError};
 
 use super::limits::cost::TypeTable;
 use super::limits::{Guard, GuardedRequest};
+use super::on_replica::OnReplica;
 use super::operation::{self, root_type};
 use super::read_only::OverGet;
 use super::{AppSchema, Viewer, metrics, scopes};
 use crate::error::{self, ApiError};
+use crate::persistence::Db;
 
 /// The schema for requests over HTTP, with the request policy around it.
 #[derive(Clone)]
@@ -43,6 +45,8 @@ pub struct Prepared {
     started: Instant,
     guarded: Option<GuardedRequest>,
     admitted: Result<Admitted, ServerError>,
+    /// Set when the read is answered by a replica.
+    on_replica: Option<OnReplica>,
 }
 
 /// What a request that may execute carries to its execution.
@@ -72,6 +76,7 @@ impl HttpSchema {
             started,
             guarded,
             admitted,
+            on_replica: None,
         }
     }
 }
@@ -84,6 +89,20 @@ impl Prepared {
             .is_ok_and(|admitted| admitted.mutation)
     }
 
+    /// Sends this read to `replica` (a pool on a streaming replica), to be answered by
+    /// `primary` should the replica fail it; whether it was sent (a mutation, or a request
+    /// refused already, stays where it is).
+    pub fn read_from(&mut self, replica: &Db, primary: &Db) -> bool {
+        let Ok(admitted) = &mut self.admitted else {
+            return false;
+        };
+        if admitted.mutation {
+            return false;
+        }
+        self.on_replica = OnReplica::send(&mut admitted.request, replica, primary);
+        self.on_replica.is_some()
+    }
+
     /// Executes the request (unless it was refused), and settles and counts its response.
     pub async fn execute(self) -> Response {
         let Prepared {
@@ -91,6 +110,7 @@ impl Prepared {
             started,
             guarded,
             admitted,
+            on_replica,
         } = self;
         let (response, label) = match admitted {
             Ok(Admitted { request, label, .. }) => {
@@ -102,6 +122,9 @@ impl Prepared {
                     return finish(guarded, Response::from_errors(vec![err]), label, started);
                 }
                 let mut response = schema.inner.bare.execute(request).await;
+                if let Some(on_replica) = on_replica {
+                    response = on_replica.answer(&schema.inner.bare, response).await;
+                }
                 if refused_before_execution(&response) {
                     // What validation refused: it has no path, and it has not been coded.
                     response.errors = std::mem::take(&mut response.errors)

@@ -4,13 +4,13 @@ use async_graphql::dataloader::DataLoader;
 use async_graphql::{Context, ID, Object, Result};
 use futures_util::future::try_join_all;
 
-use super::Viewer;
 use super::connection::{self, PageArgs, PaymentConnection, PaymentFilterInput, PaymentOrderInput};
 use super::events::{self, EventConnection, EventFilterInput};
 use super::limits::fields::charge_list;
 use super::listed::{Direct, DirectNode};
 use super::loaders::{AccountLoader, PaymentById};
 use super::objects::{Account, IdempotencyRecord, Payment};
+use super::{Primary, Viewer};
 use super::{api_keys, node};
 use crate::domain::idempotency::IdempotencyKey;
 use crate::domain::ids::PaymentId;
@@ -98,7 +98,9 @@ impl Query {
         key: String,
     ) -> Result<Option<IdempotencyRecord>> {
         let viewer = ctx.data::<Viewer>()?;
-        let db = ctx.data::<Db>()?;
+        // Always the primary's record, never a replica's: a client polling a request in
+        // progress must see it finish as soon as it has.
+        let db = &ctx.data::<Primary>()?.0;
         let service = ctx.data::<PaymentService>()?;
         let text = key;
         let key = IdempotencyKey::parse(&text).map_err(ApiError::InvalidIdempotencyKey)?;

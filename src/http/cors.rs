@@ -66,8 +66,9 @@ impl AllowedOrigins {
                     AUTHORIZATION,
                     CONTENT_TYPE,
                     HeaderName::from_static("accept"),
+                    super::consistency::HEADER,
                 ])
-                .expose_headers([REQUEST_ID])
+                .expose_headers([REQUEST_ID, super::consistency::HEADER])
                 .max_age(PREFLIGHT_MAX_AGE),
         )
     }

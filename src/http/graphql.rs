@@ -17,7 +17,8 @@ use tracing::Instrument;
 use super::media::{self, Answer, BodyType};
 use super::params::{self, Params};
 use super::wire::{is_request_error, respond, retry_after};
-use super::{AppState, auth, playground};
+use super::{AppState, auth, consistency, playground};
+use crate::domain::consistency::ReadAfter;
 use crate::error::{ApiError, codes, request_error};
 use crate::graphql::read_only::OverGet;
 use crate::service::accounts::Caller;
@@ -28,18 +29,30 @@ use crate::{graphql, metrics};
 struct Exchange {
     started: std::time::Instant,
     graphql_media: bool,
+    /// What its reads ask of the server that answers them (its consistency token).
+    after: ReadAfter,
 }
 
 impl Exchange {
-    fn new(answer: Answer) -> Self {
+    fn new(answer: Answer, headers: &HeaderMap) -> Self {
         Self {
             started: std::time::Instant::now(),
             graphql_media: answer == Answer::GraphqlResponse,
+            after: consistency::read_after(headers),
         }
     }
 
+    /// The answer, with the consistency token of any mutation in it.
     fn reply(&self, status: StatusCode, response: &BatchResponse) -> Response {
-        respond(status, response, self.graphql_media)
+        let token = match response {
+            BatchResponse::Single(one) => consistency::header_for([one]),
+            BatchResponse::Batch(many) => consistency::header_for(many),
+        };
+        let mut answer = respond(status, response, self.graphql_media);
+        if let Some(token) = token {
+            answer.headers_mut().insert(consistency::HEADER, token);
+        }
+        answer
     }
 
     /// A refusal before the schema runs (the schema counts the rest).
@@ -96,7 +109,7 @@ impl Exchange {
 
 /// `POST /graphql`.
 pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
-    let exchange = Exchange::new(media::preferred(&headers));
+    let exchange = Exchange::new(media::preferred(&headers), &headers);
     let caller = match exchange.caller(&state, &headers).await {
         Ok(caller) => caller,
         Err(refused) => return refused,
@@ -150,7 +163,7 @@ pub async fn get(State(state): State<AppState>, headers: HeaderMap, uri: Uri) ->
     if answer == Answer::Html {
         return playground::page(&state);
     }
-    let exchange = Exchange::new(answer);
+    let exchange = Exchange::new(answer, &headers);
     let caller = match exchange.caller(&state, &headers).await {
         Ok(caller) => caller,
         Err(refused) => return refused,
@@ -176,7 +189,7 @@ async fn single(
     if let Some(over_get) = &over_get {
         request = request.data(over_get.clone());
     }
-    let response = run(state, request, caller).await;
+    let response = run(state, request, caller, exchange.after).await;
     if over_get.is_some_and(|o| o.refused_mutation()) {
         let mut answer = exchange.reply(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -214,9 +227,11 @@ async fn batch(
     requests: Vec<Params>,
 ) -> Response {
     let mut responses = Vec::with_capacity(requests.len());
+    // A read after a mutation of the same batch sees its writes.
+    let mut after = exchange.after;
     for params in requests {
         let response = match params.resolve(&state.documents, Some(caller)) {
-            Ok(request) => run(state, request, caller).await,
+            Ok(request) => run(state, request, caller, after).await,
             Err(err) => {
                 metrics::record_request(
                     metrics::UNKNOWN_OPERATION,
@@ -226,6 +241,7 @@ async fn batch(
                 async_graphql::Response::from_errors(vec![ServerError::from(err)])
             }
         };
+        after = consistency::after_answer(after, &response);
         responses.push(response);
     }
     // Throttled operations make the whole answer a 429, as for a single one; the others'
@@ -244,11 +260,13 @@ async fn batch(
     answer
 }
 
-/// Runs one operation for `caller` within the request deadline.
+/// Runs one operation for `caller` within the request deadline; a read on a replica when one
+/// is far enough along for `after`, a mutation on the primary, its answer with its token.
 async fn run(
     state: &AppState,
     request: async_graphql::Request,
     caller: &Caller,
+    after: ReadAfter,
 ) -> async_graphql::Response {
     let started = std::time::Instant::now();
     let operation = request
@@ -265,11 +283,14 @@ async fn run(
     // operation the checks before execution found in the parsed document (nothing in them
     // waits, so a client going away cannot stop a request between them and its task).
     let request = graphql::request_for(request, &state.db, caller.clone());
-    let prepared =
+    let mut prepared =
         std::panic::catch_unwind(AssertUnwindSafe(|| state.http_schema.prepare(request)));
     let may_mutate = prepared
         .as_ref()
         .is_ok_and(|prepared| prepared.runs_mutation());
+    if let Ok(prepared) = &mut prepared {
+        consistency::route(state, prepared, after);
+    }
     let execution = async move {
         // A panic is answered like one in a task of its own.
         let prepared = prepared.map_err(|_| "the request panicked".to_string())?;
@@ -285,7 +306,12 @@ async fn run(
         }
     };
     match tokio::time::timeout(state.request_timeout, execution).await {
-        Ok(Ok(response)) => response,
+        Ok(Ok(mut response)) => {
+            if may_mutate {
+                consistency::stamp(state, &mut response).await;
+            }
+            response
+        }
         Ok(Err(failed)) => {
             tracing::error!(error = %failed, "request execution failed");
             metrics::record_request(

@@ -3,6 +3,7 @@
 
 mod auth;
 mod body_deadline;
+mod consistency;
 pub mod cors;
 mod graphql;
 mod health;
@@ -67,6 +68,8 @@ pub struct AppState {
     pub connections: ConnectionLimits,
     /// Web origins whose pages may call the API (CORS); empty: none.
     pub cors: cors::AllowedOrigins,
+    /// The streaming replicas reads may go to; `None`: every read on the primary.
+    pub reads: Option<crate::replicas::Reads>,
 }
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");

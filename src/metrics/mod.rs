@@ -6,6 +6,7 @@
 //! code or the schema, never by what a client sends.
 
 pub mod exporter;
+pub mod replicas;
 
 use std::time::Duration;
 
@@ -236,6 +237,7 @@ pub fn register_counters<'a>(root_fields: impl IntoIterator<Item = &'a str>) {
     for (step, outcome) in LIFECYCLE_STEPS {
         counter!(LIFECYCLE_TOTAL, "step" => step, "outcome" => outcome).increment(0);
     }
+    replicas::register();
 }
 
 /// A step of the card lifecycle and how it ended, one of [`LIFECYCLE_STEPS`].
@@ -252,6 +254,7 @@ pub fn record_pool(idle: u32, in_use: u32, max: u32) {
 
 /// The HELP lines of every metric.
 fn describe() {
+    replicas::describe();
     describe_counter!(
         LIFECYCLE_TOTAL,
         "Card lifecycle steps (captures, voids, expiries), by step and outcome"

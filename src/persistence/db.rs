@@ -1,10 +1,10 @@
 //! Connecting, migrating and starting transactions, with the few settings that must differ
 //! between SQLite and PostgreSQL kept here.
 
-#[cfg(feature = "test-support")]
 use std::sync::Arc;
 #[cfg(feature = "test-support")]
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use migration::{Migrator, MigratorTrait};
@@ -119,7 +119,36 @@ impl Db {
                 }
             });
         }
-        let conn = Database::connect(opts).await?;
+        Self::wrap(Database::connect(opts).await?, backend)
+    }
+
+    /// A pool on a streaming replica of the database (`url`; the schema as configured), for
+    /// reads only. It connects lazily, so a replica that is down does not stop the gateway
+    /// from starting, and it gives up on a replica that cannot be reached within a second:
+    /// the read then goes to the primary.
+    pub async fn connect_replica(
+        config: &DbConfig,
+        url: &str,
+        max_connections: u32,
+    ) -> Result<Self, DbError> {
+        let replica = DbConfig {
+            url: url.to_string(),
+            acquire_timeout: config.acquire_timeout.min(REPLICA_GIVE_UP),
+            ..config.clone()
+        };
+        if backend_of(url)? != Backend::Postgres {
+            return Err(DbError::Other(
+                "a replica must be a PostgreSQL URL (postgres://...)".into(),
+            ));
+        }
+        let mut opts = options(&replica, Backend::Postgres, max_connections);
+        opts.connect_timeout(replica.acquire_timeout)
+            .connect_lazy(true);
+        opts.map_sqlx_postgres_opts(|o| o.application_name("graphpay-replica-reads"));
+        Self::wrap(Database::connect(opts).await?, Backend::Postgres)
+    }
+
+    fn wrap(conn: DatabaseConnection, backend: Backend) -> Result<Self, DbError> {
         Ok(Self {
             conn,
             backend,
@@ -127,6 +156,25 @@ impl Db {
             #[cfg(feature = "test-support")]
             statements: Arc::new(AtomicU64::new(0)),
         })
+    }
+
+    /// This pool, for one request whose statements are watched: the flag is raised when any
+    /// of them fails (a replica that cancelled a query for a recovery conflict, or went
+    /// away), so that the request can be answered from the primary instead.
+    pub fn watched(&self) -> (Db, Arc<AtomicBool>) {
+        let failed = Arc::new(AtomicBool::new(false));
+        let mut db = self.clone();
+        let flag = failed.clone();
+        #[cfg(feature = "test-support")]
+        let counter = self.statements.clone();
+        db.conn.set_metric_callback(move |info| {
+            #[cfg(feature = "test-support")]
+            counter.fetch_add(1, Ordering::Relaxed);
+            if info.failed {
+                flag.store(true, Ordering::Relaxed);
+            }
+        });
+        (db, failed)
     }
 
     /// Applies every pending migration. On PostgreSQL, concurrent callers wait on an advisory
@@ -285,6 +333,9 @@ fn backend_of(url: &str) -> Result<Backend, DbErr> {
     }
 }
 
+/// How long a read waits for a replica's connection before it goes to the primary.
+const REPLICA_GIVE_UP: Duration = Duration::from_secs(1);
+
 /// How long a pooled connection may sit unused before it is pinged on checkout.
 const PING_IF_IDLE_FOR: Duration = Duration::from_secs(1);
 
@@ -337,36 +388,4 @@ async fn create_schema(config: &DbConfig, schema: &str) -> Result<(), DbErr> {
     conn.execute_unprepared(&format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\""))
         .await?;
     conn.close().await
-}
-
-/// Listens on a PostgreSQL notification channel until the connection fails for good, calling
-/// `on_message` for each notification. The connection is named `application_name`; the
-/// listener reconnects by itself after a dropped connection, and returns an error when it
-/// cannot.
-pub async fn listen(
-    url: &str,
-    application_name: &str,
-    channel: &str,
-    mut on_message: impl FnMut(),
-) -> Result<(), DbError> {
-    use sea_orm::sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
-    use std::str::FromStr;
-    let unavailable = |e: sea_orm::sqlx::Error| DbError::Unavailable(format!("listen: {e}"));
-    let options = PgConnectOptions::from_str(url)
-        .map_err(unavailable)?
-        .application_name(application_name);
-    let pool = PgPoolOptions::new()
-        .max_connections(1)
-        .acquire_timeout(Duration::from_secs(5))
-        .max_lifetime(None)
-        .idle_timeout(None)
-        .connect_with(options)
-        .await
-        .map_err(unavailable)?;
-    let mut listener = PgListener::connect_with(&pool).await.map_err(unavailable)?;
-    listener.listen(channel).await.map_err(unavailable)?;
-    loop {
-        listener.recv().await.map_err(unavailable)?;
-        on_message();
-    }
 }

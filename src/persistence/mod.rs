@@ -11,6 +11,7 @@ pub mod event_log;
 pub mod feed;
 pub mod idempotency_keys;
 pub mod keyset;
+mod listen;
 mod merchant_data;
 pub mod merchant_webhooks;
 mod payment_columns;
@@ -24,9 +25,11 @@ pub mod sealing;
 pub mod settings;
 pub mod signing_keys;
 pub mod submit_tokens;
+pub mod wal;
 
-pub use db::{Backend, Db, DbConfig, PoolSizes, listen};
+pub use db::{Backend, Db, DbConfig, PoolSizes};
 pub use error::DbError;
+pub use listen::listen;
 
 /// The storage libraries' log targets, kept to warnings unless `RUST_LOG` says otherwise: they
 /// log every statement.

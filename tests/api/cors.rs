@@ -76,7 +76,11 @@ async fn an_allowed_origin_gets_its_preflight_answered_and_cached_and_can_read_a
             Some(origin)
         );
         let allowed_headers = lowercase_list(header(&headers, "access-control-allow-headers"));
-        for needed in ["authorization", "content-type"] {
+        for needed in [
+            "authorization",
+            "content-type",
+            "graphpay-consistency-token",
+        ] {
             assert!(
                 allowed_headers.iter().any(|h| h == needed),
                 "{allowed_headers:?}"
@@ -94,7 +98,9 @@ async fn an_allowed_origin_gets_its_preflight_answered_and_cached_and_can_read_a
             Some(origin)
         );
         let exposed = lowercase_list(header(&headers, "access-control-expose-headers"));
-        assert!(exposed.iter().any(|h| h == "x-request-id"), "{exposed:?}");
+        for exposed_header in ["x-request-id", "graphpay-consistency-token"] {
+            assert!(exposed.iter().any(|h| h == exposed_header), "{exposed:?}");
+        }
         assert!(headers.contains_key("x-request-id"));
         assert_eq!(header(&headers, "access-control-allow-credentials"), None);
     }

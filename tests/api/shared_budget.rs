@@ -111,28 +111,6 @@ async fn spend_all(gateway: &GatewayProcess, key: &str) -> Value {
     panic!("never throttled after {} requests", 3 * CAPACITY);
 }
 
-/// The value of `metric` with `labels` in a scrape of `gateway`'s metrics.
-async fn metric(gateway: &GatewayProcess, line_start: &str) -> f64 {
-    let address = gateway
-        .metrics_address
-        .as_ref()
-        .expect("metrics are served");
-    let text = gateway
-        .http
-        .get(format!("{address}/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    text.lines()
-        .find(|line| line.starts_with(line_start))
-        .and_then(|line| line.rsplit(' ').next())
-        .and_then(|value| value.parse().ok())
-        .unwrap_or_else(|| panic!("no {line_start} in\n{text}"))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
     not(redis_tests),
@@ -180,7 +158,11 @@ async fn two_instances_share_one_budget_and_fall_back_to_their_own_without_redis
         available(&body).abs_diff(available(&last)) <= 2,
         "{last} vs {body}"
     );
-    assert!(metric(&a, "graphpay_budget_checks_total{store=\"redis\"}").await >= 10.0);
+    assert!(
+        a.metric("graphpay_budget_checks_total{store=\"redis\"}")
+            .await
+            >= 10.0
+    );
 
     // Redis stopped: each instance serves on its own budget, and says so once.
     redis.stop();
@@ -190,8 +172,12 @@ async fn two_instances_share_one_budget_and_fall_back_to_their_own_without_redis
             assert_eq!(status, 200, "served without Redis: {body}");
         }
     }
-    assert!(metric(&a, "graphpay_budget_fallbacks_total").await >= 1.0);
-    assert!(metric(&a, "graphpay_budget_checks_total{store=\"local\"}").await >= 1.0);
+    assert!(a.metric("graphpay_budget_fallbacks_total").await >= 1.0);
+    assert!(
+        a.metric("graphpay_budget_checks_total{store=\"local\"}")
+            .await
+            >= 1.0
+    );
     let warned = a.logs().matches("Redis cannot be reached").count();
     assert_eq!(warned, 1, "one warning per outage:\n{}", a.logs());
 

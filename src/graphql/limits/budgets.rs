@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::budget::{BudgetStatus, Held, Throttle, Throttled};
+use super::budget::{BudgetStatus, Held, Throttle, ThrottleSettings, Throttled};
 use super::shared_budget::SharedBudget;
 
 #[derive(Clone)]
@@ -19,6 +19,18 @@ pub enum Hold {
 }
 
 impl Budget {
+    /// The budget kept in Redis at `redis_url` (its flushing started), or, without one, this
+    /// instance's own.
+    pub fn start(redis_url: Option<&str>, settings: &ThrottleSettings) -> Result<Budget, String> {
+        let Some(url) = redis_url else {
+            return Ok(Budget::Local(Arc::new(Throttle::new(settings.clone()))));
+        };
+        let shared = Arc::new(SharedBudget::new(url, settings.clone())?);
+        tokio::spawn(shared.clone().flush_forever());
+        tracing::info!("cost budgets are shared through Redis");
+        Ok(Budget::Shared(shared))
+    }
+
     pub fn capacity(&self) -> u64 {
         match self {
             Budget::Local(throttle) => throttle.capacity(),

@@ -138,6 +138,19 @@ impl GatewayProcess {
 
     /// Posts a GraphQL request with `key` (or none).
     pub async fn post_as(&self, key: Option<&str>, query: &str, variables: Value) -> (u16, Value) {
+        let (status, _, body) = self.exchange(key, &[], query, variables).await;
+        (status, body)
+    }
+
+    /// Posts a GraphQL request with `key` (or none) and the extra `headers`; returns the
+    /// status, the response's headers and its JSON body.
+    pub async fn exchange(
+        &self,
+        key: Option<&str>,
+        headers: &[(&str, &str)],
+        query: &str,
+        variables: Value,
+    ) -> (u16, reqwest::header::HeaderMap, Value) {
         let mut request = self
             .http
             .post(format!("{}/graphql", self.address))
@@ -145,9 +158,37 @@ impl GatewayProcess {
         if let Some(key) = key {
             request = request.bearer_auth(key);
         }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
         let response = request.send().await.expect("request sent");
         let status = response.status().as_u16();
-        (status, response.json().await.unwrap_or(Value::Null))
+        let headers = response.headers().clone();
+        (
+            status,
+            headers,
+            response.json().await.unwrap_or(Value::Null),
+        )
+    }
+
+    /// The value of the series whose line starts with `line_start` (the metric's name and
+    /// labels) in a scrape of this gateway's metrics.
+    pub async fn metric(&self, line_start: &str) -> f64 {
+        let address = self.metrics_address.as_ref().expect("metrics are served");
+        let text = self
+            .http
+            .get(format!("{address}/metrics"))
+            .send()
+            .await
+            .expect("metrics scraped")
+            .text()
+            .await
+            .expect("metrics read");
+        text.lines()
+            .find(|line| line.starts_with(line_start))
+            .and_then(|line| line.rsplit(' ').next())
+            .and_then(|value| value.parse().ok())
+            .unwrap_or_else(|| panic!("no {line_start} in\n{text}"))
     }
 
     pub fn pid(&self) -> u32 {
