@@ -3,6 +3,7 @@
 mod api_keys;
 mod client_tokens;
 mod connection;
+pub mod consistency;
 mod event_tail;
 mod events;
 mod lifecycle;
@@ -158,6 +159,7 @@ pub fn build(
     // method before the scopes, so that a mutation sent with GET is told to use POST.
     // Last, so that every other extension sees a registered document's validation as passed.
     let socket = builder
+        .extension(consistency::Stamp)
         .extension(scopes::ScopeCheck)
         .extension(prevalidated::Prevalidated)
         .finish();

@@ -1,13 +1,14 @@
 //! A read answered by a streaming replica, and answered again by the primary when the replica
-//! fails it (a query cancelled for a recovery conflict, or a replica gone away): the client
-//! never sees the replica's failure.
+//! fails it (a query cancelled for a recovery conflict, a replica gone away) or takes longer
+//! than [`REPLICA_BUDGET`] (a replica that hangs): the client never sees the replica's
+//! failure. The replica's run is stopped at its first failed statement.
 //!
 //! async-graphql consumes a request when it executes it, so what it takes to run it again is
 //! kept aside when the read is sent to a replica: its text, variables and the markers the
 //! checks before execution put in its data. The document is parsed again only then.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use async_graphql::{Request, Response, Variables};
 
@@ -17,12 +18,22 @@ use super::read_only::OverGet;
 use super::{AppSchema, Viewer};
 use crate::error::codes;
 use crate::metrics::replicas::{record_fallback, record_read};
-use crate::persistence::Db;
+use crate::persistence::{Db, Watch};
+
+/// Root fields whose documents the primary always answers: what became of a money-moving
+/// request is read where it was written, so that a client polling it sees it finish (with its
+/// payment or refund) as soon as it has.
+pub const PRIMARY_ONLY: [&str; 1] = ["idempotencyRecord"];
+
+/// The longest a read may run on a replica before the primary answers it instead.
+pub const REPLICA_BUDGET: Duration = Duration::from_secs(5);
 
 /// A read sent to a replica, and what it takes to answer it from the primary instead.
 pub(super) struct OnReplica {
     /// Raised when any statement of the read failed on the replica.
-    failed: Arc<AtomicBool>,
+    watch: Arc<Watch>,
+    /// The replica's name, for the log.
+    replica: Arc<str>,
     primary: Db,
     query: String,
     variables: Variables,
@@ -37,11 +48,16 @@ pub(super) struct OnReplica {
 impl OnReplica {
     /// Points `request` (a read, prepared for the primary) at `replica`; `None` when it has
     /// no viewer (it is then refused before it reads anything).
-    pub(super) fn send(request: &mut Request, replica: &Db, primary: &Db) -> Option<OnReplica> {
+    pub(super) fn send(
+        request: &mut Request,
+        replica: (&Db, &Arc<str>),
+        primary: &Db,
+    ) -> Option<OnReplica> {
         let viewer = Viewer::in_request(request)?.clone();
-        let (db, failed) = replica.watched();
+        let (db, watch) = replica.0.watched();
         let on_replica = OnReplica {
-            failed,
+            watch,
+            replica: replica.1.clone(),
             primary: primary.clone(),
             query: request.query.clone(),
             variables: request.variables.clone(),
@@ -65,17 +81,29 @@ impl OnReplica {
         Some(on_replica)
     }
 
-    /// The replica's answer, or, when the replica failed the read, the primary's.
-    pub(super) async fn answer(self, schema: &AppSchema, response: Response) -> Response {
-        let internal = response.errors.iter().any(|err| {
-            err.extensions.as_ref().and_then(|ext| ext.get("code"))
-                == Some(&async_graphql::Value::from(codes::INTERNAL))
-        });
-        if !self.failed.load(Ordering::Relaxed) && !internal {
-            record_read("replica");
-            return response;
+    /// Runs `request` (sent to the replica) on the replica; its answer, or, when the replica
+    /// failed it or took too long, the primary's.
+    pub(super) async fn run(self, schema: &AppSchema, request: Request) -> Response {
+        let on_replica = tokio::select! {
+            response = schema.execute(request) => Some(response),
+            () = self.watch.failure() => None,
+            () = tokio::time::sleep(REPLICA_BUDGET) => None,
+        };
+        match on_replica {
+            Some(response) if !self.watch.failed() && !internal(&response) => {
+                record_read("replica");
+                response
+            }
+            _ => self.again(schema).await,
         }
-        tracing::warn!("a replica failed a read; it is answered by the primary");
+    }
+
+    /// The read answered by the primary.
+    async fn again(self, schema: &AppSchema) -> Response {
+        tracing::warn!(
+            replica = %self.replica,
+            "a replica failed a read or took too long; the primary answers it"
+        );
         record_fallback("replica_error");
         record_read("primary");
         if let Some(fields) = &self.fields {
@@ -96,4 +124,13 @@ impl OnReplica {
         let request = super::request_for(request, &self.primary, self.viewer.caller);
         schema.execute(request).await
     }
+}
+
+/// Whether an answer holds an internal error: a statement that failed, or a connection that
+/// could not be had (which fails before any statement, so the watch never sees it).
+fn internal(response: &Response) -> bool {
+    response.errors.iter().any(|err| {
+        err.extensions.as_ref().and_then(|ext| ext.get("code"))
+            == Some(&async_graphql::Value::from(codes::INTERNAL))
+    })
 }

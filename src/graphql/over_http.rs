@@ -10,6 +10,7 @@
 //! found parsed before) and the operation it runs found once ([`super::operation`]), which
 //! every check, the metrics' label and the HTTP layer's choice of task then share.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use async_graphql::parser::types::{ExecutableDocument, OperationType};
@@ -17,7 +18,7 @@ use async_graphql::{Name, Request, Response, ServerError};
 
 use super::limits::cost::TypeTable;
 use super::limits::{Guard, GuardedRequest};
-use super::on_replica::OnReplica;
+use super::on_replica::{self, OnReplica};
 use super::operation::{self, root_type};
 use super::read_only::OverGet;
 use super::{AppSchema, Viewer, metrics, scopes};
@@ -56,6 +57,8 @@ struct Admitted {
     /// The metrics' `operation` label, when the schema knows the first root field.
     label: Option<Name>,
     mutation: bool,
+    /// Whether it reads what only the primary may answer (see [`on_replica::PRIMARY_ONLY`]).
+    primary_only: bool,
 }
 
 impl HttpSchema {
@@ -92,11 +95,11 @@ impl Prepared {
     /// Sends this read to `replica` (a pool on a streaming replica), to be answered by
     /// `primary` should the replica fail it; whether it was sent (a mutation, or a request
     /// refused already, stays where it is).
-    pub fn read_from(&mut self, replica: &Db, primary: &Db) -> bool {
+    pub fn read_from(&mut self, replica: (&Db, &Arc<str>), primary: &Db) -> bool {
         let Ok(admitted) = &mut self.admitted else {
             return false;
         };
-        if admitted.mutation {
+        if admitted.mutation || admitted.primary_only {
             return false;
         }
         self.on_replica = OnReplica::send(&mut admitted.request, replica, primary);
@@ -121,10 +124,10 @@ impl Prepared {
                 if let Err(err) = taken {
                     return finish(guarded, Response::from_errors(vec![err]), label, started);
                 }
-                let mut response = schema.inner.bare.execute(request).await;
-                if let Some(on_replica) = on_replica {
-                    response = on_replica.answer(&schema.inner.bare, response).await;
-                }
+                let mut response = match on_replica {
+                    Some(on_replica) => on_replica.run(&schema.inner.bare, request).await,
+                    None => schema.inner.bare.execute(request).await,
+                };
                 if refused_before_execution(&response) {
                     // What validation refused: it has no path, and it has not been coded.
                     response.errors = std::mem::take(&mut response.errors)
@@ -236,11 +239,17 @@ impl Inner {
             })
             .cloned();
         let mutation = operation.is_some_and(|operation| operation.ty == OperationType::Mutation);
+        let mut primary_only = false;
+        if let Some(operation) = &operation {
+            operation
+                .root_fields(|field| primary_only |= on_replica::PRIMARY_ONLY.contains(&field));
+        }
         request.set_parsed_query(parsed.into_owned());
         Ok(Admitted {
             request,
             label,
             mutation,
+            primary_only,
         })
     }
 }

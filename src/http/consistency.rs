@@ -1,15 +1,15 @@
 //! Read your writes over HTTP: the consistency token a mutation's answer carries (in
-//! `extensions.consistency.token` and the `graphpay-consistency-token` header), and the
-//! choice of server for a read that sends it back (see [`crate::replicas`]).
+//! `extensions.consistency.token`, [`crate::graphql::consistency`], and the
+//! `graphpay-consistency-token` header), and the choice of server for a read that sends it
+//! back (see [`crate::replicas`]).
 
-use async_graphql::{Name, Value};
+use async_graphql::Value;
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 
 use super::AppState;
 use crate::domain::consistency::{Lsn, ReadAfter};
 use crate::graphql::over_http::Prepared;
 use crate::metrics::replicas::{record_fallback, record_read};
-use crate::persistence::wal;
 use crate::replicas::Route;
 
 /// The header a mutation's answer carries its token in, and a read sends it back in.
@@ -32,7 +32,7 @@ pub fn route(state: &AppState, prepared: &mut Prepared, after: ReadAfter) {
     }
     match reads.route(after) {
         Route::Replica(replica) => {
-            if !prepared.read_from(replica.db(), &state.db) {
+            if !prepared.read_from(replica.target(), &state.db) {
                 record_read("primary");
             }
         }
@@ -41,22 +41,6 @@ pub fn route(state: &AppState, prepared: &mut Prepared, after: ReadAfter) {
                 record_fallback(reason);
             }
             record_read("primary");
-        }
-    }
-}
-
-/// Adds the token of what the primary has written by now to a mutation's answer: a read that
-/// sends it back sees this mutation's writes. Nothing on SQLite, which has no replicas; a
-/// position that cannot be read leaves the answer without a token (and says so in the log).
-pub async fn stamp(state: &AppState, response: &mut async_graphql::Response) {
-    match wal::written(&state.db).await {
-        Ok(Some(lsn)) => {
-            let token = Value::Object([(Name::new("token"), Value::from(lsn.token()))].into());
-            response.extensions.insert("consistency".into(), token);
-        }
-        Ok(None) => {}
-        Err(err) => {
-            tracing::warn!(error = %err, "a mutation's answer has no consistency token");
         }
     }
 }

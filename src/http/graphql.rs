@@ -16,7 +16,7 @@ use tracing::Instrument;
 
 use super::media::{self, Answer, BodyType};
 use super::params::{self, Params};
-use super::wire::{is_request_error, respond, retry_after};
+use super::wire::{self, is_request_error, respond, retry_after};
 use super::{AppState, auth, consistency, playground};
 use crate::domain::consistency::ReadAfter;
 use crate::error::{ApiError, codes, request_error};
@@ -272,7 +272,7 @@ async fn run(
     let operation = request
         .operation_name
         .clone()
-        .or_else(|| operation_name_in(&request.query).map(str::to_string));
+        .or_else(|| wire::operation_name_in(&request.query).map(str::to_string));
     tracing::Span::current().record("operation", operation.as_deref().unwrap_or("anonymous"));
 
     // A mutation runs to completion in a task of its own, even when the client goes away or
@@ -308,7 +308,7 @@ async fn run(
     match tokio::time::timeout(state.request_timeout, execution).await {
         Ok(Ok(mut response)) => {
             if may_mutate {
-                consistency::stamp(state, &mut response).await;
+                graphql::consistency::stamp(&state.db, &mut response).await;
             }
             response
         }
@@ -366,36 +366,4 @@ fn refuse_body(
         StatusCode::BAD_REQUEST,
         ApiError::ParseFailed("the request body could not be read in full".into()),
     )
-}
-
-/// The name of the first named operation in a document, for logs; a cheap scan, not a parse.
-fn operation_name_in(query: &str) -> Option<&str> {
-    let rest = query.trim_start();
-    let rest = ["query", "mutation", "subscription"]
-        .iter()
-        .find_map(|kw| rest.strip_prefix(kw))?
-        .trim_start();
-    let end = rest
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .unwrap_or(rest.len());
-    (end > 0).then(|| &rest[..end])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::operation_name_in;
-
-    #[test]
-    fn finds_the_operation_name_for_logs() {
-        assert_eq!(
-            operation_name_in("query Viewer { viewer { id } }"),
-            Some("Viewer")
-        );
-        assert_eq!(
-            operation_name_in("  mutation Pay($a: Int) { x }"),
-            Some("Pay")
-        );
-        assert_eq!(operation_name_in("{ viewer { id } }"), None);
-        assert_eq!(operation_name_in("query { viewer { id } }"), None);
-    }
 }

@@ -85,3 +85,35 @@ pub(super) fn respond(
         }
     }
 }
+
+/// The name of the first named operation in a document, for logs; a cheap scan, not a parse.
+pub fn operation_name_in(query: &str) -> Option<&str> {
+    let rest = query.trim_start();
+    let rest = ["query", "mutation", "subscription"]
+        .iter()
+        .find_map(|kw| rest.strip_prefix(kw))?
+        .trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
+}
+
+#[cfg(test)]
+mod operation_name_tests {
+    use super::operation_name_in;
+
+    #[test]
+    fn finds_the_operation_name_for_logs() {
+        assert_eq!(
+            operation_name_in("query Viewer { viewer { id } }"),
+            Some("Viewer")
+        );
+        assert_eq!(
+            operation_name_in("  mutation Pay($a: Int) { x }"),
+            Some("Pay")
+        );
+        assert_eq!(operation_name_in("{ viewer { id } }"), None);
+        assert_eq!(operation_name_in("query { viewer { id } }"), None);
+    }
+}

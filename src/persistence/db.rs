@@ -3,8 +3,7 @@
 
 use std::sync::Arc;
 #[cfg(feature = "test-support")]
-use std::sync::atomic::AtomicU64;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use migration::{Migrator, MigratorTrait};
@@ -16,6 +15,7 @@ use sea_orm::{
 };
 
 use super::DbError;
+use super::watch::Watch;
 use crate::domain::sealed::Sealer;
 
 /// Where the database is and how to use it.
@@ -158,23 +158,23 @@ impl Db {
         })
     }
 
-    /// This pool, for one request whose statements are watched: the flag is raised when any
+    /// This pool, for one request whose statements are watched: the watch is raised when any
     /// of them fails (a replica that cancelled a query for a recovery conflict, or went
     /// away), so that the request can be answered from the primary instead.
-    pub fn watched(&self) -> (Db, Arc<AtomicBool>) {
-        let failed = Arc::new(AtomicBool::new(false));
+    pub fn watched(&self) -> (Db, Arc<Watch>) {
+        let watch = Arc::new(Watch::default());
         let mut db = self.clone();
-        let flag = failed.clone();
+        let raised = watch.clone();
         #[cfg(feature = "test-support")]
         let counter = self.statements.clone();
         db.conn.set_metric_callback(move |info| {
             #[cfg(feature = "test-support")]
             counter.fetch_add(1, Ordering::Relaxed);
             if info.failed {
-                flag.store(true, Ordering::Relaxed);
+                raised.fail();
             }
         });
-        (db, failed)
+        (db, watch)
     }
 
     /// Applies every pending migration. On PostgreSQL, concurrent callers wait on an advisory

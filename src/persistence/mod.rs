@@ -26,10 +26,12 @@ pub mod settings;
 pub mod signing_keys;
 pub mod submit_tokens;
 pub mod wal;
+mod watch;
 
 pub use db::{Backend, Db, DbConfig, PoolSizes};
 pub use error::DbError;
 pub use listen::listen;
+pub use watch::Watch;
 
 /// The storage libraries' log targets, kept to warnings unless `RUST_LOG` says otherwise: they
 /// log every statement.

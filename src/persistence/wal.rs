@@ -6,13 +6,15 @@ use sea_orm::{ConnectionTrait, DbBackend, Statement};
 use super::{Backend, Db, DbError};
 use crate::domain::consistency::Lsn;
 
-/// The primary's current write position, read after whatever this caller committed: never
-/// behind any commit that finished before the call. `None` on SQLite.
+/// The primary's current insert position, read after whatever this caller committed: never
+/// behind any commit that finished before the call, also one made without waiting for the log
+/// to be written (`synchronous_commit = off`), whose record may still be only inserted.
+/// `None` on SQLite.
 pub async fn written(db: &Db) -> Result<Option<Lsn>, DbError> {
     if db.backend() != Backend::Postgres {
         return Ok(None);
     }
-    position(db, "SELECT pg_current_wal_lsn()::text AS lsn").await
+    position(db, "SELECT pg_current_wal_insert_lsn()::text AS lsn").await
 }
 
 /// How far a streaming replica has replayed the primary's log; `None` when the server is not

@@ -8,10 +8,15 @@
 //!   that far;
 //! - a read without one goes to a replica whose lag is within the bound (default 1 s).
 //!
-//! What is known comes from [`monitor`], which asks the primary how far it has written and
-//! each replica how far it has replayed, every tenth of a second; between two checks the lag
-//! is taken to grow with the clock, so a monitor that stops hearing from a replica (or from
-//! the primary) sends reads to the primary. Anything else — no replica far enough along,
+//! A read with a token also needs a replica within the bound, so that a token kept for long
+//! never makes a read staler than one without.
+//!
+//! What is known comes from [`monitor`], which asks the primary how far it has written, and
+//! each replica (on a connection of its own, on a timer of its own) how far it has replayed,
+//! every tenth of a second; between two checks the lag is taken to grow with the clock, so a
+//! monitor that stops hearing from a replica (or from the primary) sends reads to the primary.
+//! Each URL must name one server: behind a load balancer the check and the reads could reach
+//! different replicas. Anything else — no replica far enough along,
 //! none up, a token that does not parse — is answered by the primary, never refused.
 
 mod monitor;
@@ -65,8 +70,11 @@ struct Inner {
 /// One replica, and what the last check found.
 pub struct Replica {
     /// `host:port/database`, for logs and metrics (never the credentials).
-    pub label: String,
+    pub label: Arc<str>,
+    /// For reads.
     db: Db,
+    /// For the checks: one connection of their own, so that busy reads never delay them.
+    check: Db,
     up: AtomicBool,
     /// How far it had replayed at the last check.
     replayed: AtomicU64,
@@ -120,8 +128,9 @@ impl Reads {
         let mut replicas = Vec::with_capacity(settings.urls.len());
         for url in &settings.urls {
             replicas.push(Replica {
-                label: label_of(url),
+                label: label_of(url).into(),
                 db: Db::connect_replica(primary, url, max_connections).await?,
+                check: Db::connect_replica(primary, url, 1).await?,
                 up: AtomicBool::new(false),
                 replayed: AtomicU64::new(0),
                 covered_at: AtomicU64::new(0),
@@ -142,16 +151,17 @@ impl Reads {
         let inner = &*self.inner;
         let now = inner.nanos(Instant::now());
         let max_lag = u64::try_from(inner.max_lag.as_nanos()).unwrap_or(u64::MAX);
+        let within_bound = |replica: &Replica| {
+            let covered = replica.covered_at.load(Ordering::Relaxed);
+            covered != 0 && now.saturating_sub(covered) <= max_lag
+        };
+        let reached = |replica: &Replica| match after {
+            ReadAfter::Anything => true,
+            ReadAfter::Position(lsn) => replica.replayed.load(Ordering::Relaxed) >= lsn.0,
+            ReadAfter::Unknown => false,
+        };
         let eligible = |replica: &Replica| {
-            replica.up.load(Ordering::Relaxed)
-                && match after {
-                    ReadAfter::Anything => {
-                        let covered = replica.covered_at.load(Ordering::Relaxed);
-                        covered != 0 && now.saturating_sub(covered) <= max_lag
-                    }
-                    ReadAfter::Position(lsn) => replica.replayed.load(Ordering::Relaxed) >= lsn.0,
-                    ReadAfter::Unknown => false,
-                }
+            replica.up.load(Ordering::Relaxed) && reached(replica) && within_bound(replica)
         };
         let count = inner.replicas.len();
         let start = inner.next.fetch_add(1, Ordering::Relaxed);
@@ -161,12 +171,17 @@ impl Reads {
                 return Route::Replica(replica);
             }
         }
-        let any_up = inner.replicas.iter().any(|r| r.up.load(Ordering::Relaxed));
+        let up = || {
+            inner
+                .replicas
+                .iter()
+                .filter(|r| r.up.load(Ordering::Relaxed))
+        };
         Route::Primary(Some(match after {
-            _ if !any_up => "unavailable",
-            ReadAfter::Anything => "lagging",
-            ReadAfter::Position(_) => "behind_token",
             ReadAfter::Unknown => "unknown_token",
+            _ if up().next().is_none() => "unavailable",
+            ReadAfter::Position(_) if !up().any(reached) => "behind_token",
+            _ => "lagging",
         }))
     }
 
@@ -176,19 +191,26 @@ impl Reads {
 }
 
 impl Replica {
-    /// The pool on this replica.
-    pub fn db(&self) -> &Db {
-        &self.db
+    /// The pool on this replica, and its name.
+    pub fn target(&self) -> (&Db, &Arc<str>) {
+        (&self.db, &self.label)
     }
 
-    fn record(&self, up: bool, replayed: Option<Lsn>, covered_at: Option<u64>) {
-        self.up.store(up, Ordering::Relaxed);
-        if let Some(lsn) = replayed {
-            self.replayed.store(lsn.0, Ordering::Relaxed);
-        }
+    /// What a check found: how far it has replayed, and since when it has had everything the
+    /// primary had (if that is known).
+    fn found(&self, replayed: Lsn, covered_at: Option<u64>) {
+        self.replayed.store(replayed.0, Ordering::Relaxed);
         if let Some(at) = covered_at {
             self.covered_at.store(at.max(1), Ordering::Relaxed);
         }
+        self.up.store(true, Ordering::Relaxed);
+    }
+
+    /// A check that failed: no reads until one succeeds, which must show its position anew.
+    fn down(&self) {
+        self.up.store(false, Ordering::Relaxed);
+        self.covered_at.store(0, Ordering::Relaxed);
+        self.replayed.store(0, Ordering::Relaxed);
     }
 }
 

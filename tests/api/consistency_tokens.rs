@@ -5,7 +5,10 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Backend, CREATE, TestApp, input, on_both_backends};
+use futures_util::SinkExt;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::helpers::{Backend, CREATE, TestApp, connect, input, next_message, on_both_backends};
 
 const HEADER: &str = "graphpay-consistency-token";
 const READ: &str = "query P($id: ID!) { payment(id: $id) { id status } }";
@@ -78,5 +81,23 @@ on_both_backends! {
         let in_body = answers[1]["extensions"]["consistency"]["token"].as_str();
         assert_eq!(headers.get(HEADER).map(|v| v.to_str().unwrap()), in_body);
         assert_eq!(in_body.is_some(), app.backend() == Backend::Postgres, "{answers}");
+    }
+}
+
+on_both_backends! {
+    async fn a_mutation_over_the_websocket_answers_with_a_token(app: TestApp) {
+        let (_, key) = app.account("Acme").await;
+        let mut socket = connect(&app, &key).await.unwrap();
+        let variables = json!({"input": input(1999, "tok_visa"), "key": "ws-1"});
+        for (id, query) in [("m", CREATE), ("q", "{ viewer { id } }")] {
+            let message = json!({"id": id, "type": "subscribe", "payload": {"query": query, "variables": variables}});
+            socket.send(Message::text(message.to_string())).await.unwrap();
+            let next = next_message(&mut socket).await.expect("an answer");
+            assert_eq!(next["type"], "next", "{next}");
+            let token = &next["payload"]["extensions"]["consistency"]["token"];
+            let expected = id == "m" && app.backend() == Backend::Postgres;
+            assert_eq!(token.as_str().is_some_and(|t| t.starts_with("ct1_")), expected, "{next}");
+            assert_eq!(next_message(&mut socket).await.unwrap()["type"], "complete");
+        }
     }
 }
