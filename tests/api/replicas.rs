@@ -1,7 +1,8 @@
 //! Reads on a PostgreSQL streaming replica (`TEST_REPLICA_URL`, made by `.ci/replica start`):
 //! read your writes with consistency tokens while the replica's replay is paused, the lag
 //! bound for reads without one, pages and cursors across primary and replica, a replica
-//! stopped mid-run, and a recovery conflict answered by the primary. Which server answered a
+//! stopped mid-run, one that stops answering (behind a relay that passes nothing), and a
+//! recovery conflict answered by the primary. Which server answered a
 //! read is read from the gateway's metrics (`graphpay_reads_total{target}`).
 //!
 //! These tests pause, stop and restart the one replica, so they take turns: each holds a
@@ -89,10 +90,15 @@ impl Held {
     }
 
     fn gateway(&self, max_lag_ms: u64) -> GatewayProcess {
+        self.gateway_on(&replica_url(), max_lag_ms)
+    }
+
+    /// A gateway whose replica is at `replica` (the replica, or a way to it).
+    fn gateway_on(&self, replica: &str, max_lag_ms: u64) -> GatewayProcess {
         GatewayProcess::start(&[
             ("DATABASE_URL", postgres_url().as_str()),
             ("DATABASE_SCHEMA", self.schema.as_str()),
-            ("GRAPHPAY_REPLICA_URLS", replica_url().as_str()),
+            ("GRAPHPAY_REPLICA_URLS", replica),
             (
                 "GRAPHPAY_REPLICA_MAX_LAG_MS",
                 max_lag_ms.to_string().as_str(),
@@ -233,7 +239,65 @@ replica_tests!(
     pages_and_cursors_are_the_same_on_replica_and_primary,
     a_replica_stopped_mid_run_fails_no_read,
     a_recovery_conflict_is_answered_by_the_primary,
+    a_replica_that_hangs_fails_no_read,
 );
+
+/// A TCP relay to the replica that can be frozen: it then passes no byte either way (a
+/// replica behind a network that drops packets), keeping every connection open.
+struct Relay {
+    port: u16,
+    frozen: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Relay {
+    async fn start(to: u16) -> Relay {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let frozen = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let relay_frozen = frozen.clone();
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let Ok(server) = tokio::net::TcpStream::connect(("127.0.0.1", to)).await else {
+                    continue;
+                };
+                let (client_read, client_write) = client.into_split();
+                let (server_read, server_write) = server.into_split();
+                tokio::spawn(pump(client_read, server_write, relay_frozen.clone()));
+                tokio::spawn(pump(server_read, client_write, relay_frozen.clone()));
+            }
+        });
+        Relay { port, frozen }
+    }
+
+    fn freeze(&self, frozen: bool) {
+        self.frozen
+            .store(frozen, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Copies `from` to `to`, holding what it read while frozen.
+async fn pump(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    frozen: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buffer = vec![0u8; 16 * 1024];
+    loop {
+        while frozen.load(std::sync::atomic::Ordering::Relaxed) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let Ok(n @ 1..) = from.read(&mut buffer).await else {
+            return;
+        };
+        while frozen.load(std::sync::atomic::Ordering::Relaxed) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        if to.write_all(&buffer[..n]).await.is_err() {
+            return;
+        }
+    }
+}
 
 mod bodies {
     use super::*;
@@ -284,10 +348,15 @@ mod bodies {
 
         // What became of a request sent with a key is read on the primary, whole, token or
         // not: a client whose create timed out has no token.
-        let record = "query R($key: String!) { idempotencyRecord(key: $key) { state payment { id } } }";
+        let record =
+            "query R($key: String!) { idempotencyRecord(key: $key) { state payment { id } } }";
         let (record, on_replica) = read(&gateway, None, record, json!({"key": "paused-1"})).await;
         assert!(!on_replica);
-        assert_eq!(record["data"]["idempotencyRecord"]["payment"]["id"], id.as_str(), "{record}");
+        assert_eq!(
+            record["data"]["idempotencyRecord"]["payment"]["id"],
+            id.as_str(),
+            "{record}"
+        );
 
         // Past the bound: the primary.
         tokio::time::sleep(Duration::from_millis(10_300)).await;
@@ -479,7 +548,10 @@ mod bodies {
                        AND query LIKE '%payments%'";
         let deadline = Instant::now() + Duration::from_secs(10);
         while replica.query_text(running).await.unwrap()[0][0] == "0" {
-            assert!(Instant::now() < deadline, "the read never ran on the replica");
+            assert!(
+                Instant::now() < deadline,
+                "the read never ran on the replica"
+            );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         held.primary
@@ -505,5 +577,49 @@ mod bodies {
             );
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
+    }
+
+    pub async fn a_replica_that_hangs_fails_no_read(held: &Held) {
+        let port: u16 = url::Url::parse(&replica_url())
+            .unwrap()
+            .port()
+            .unwrap_or(5432);
+        let relay = Relay::start(port).await;
+        let through = format!("postgres://postgres@127.0.0.1:{}/test", relay.port);
+        let gateway = std::sync::Arc::new(held.gateway_on(&through, 1_000));
+        let (id, _) = create(&gateway, "hang-1").await;
+        until_on_replica(&gateway, None, READ, json!({"id": id})).await;
+        let errors_before = gateway.metric(REPLICA_ERRORS).await;
+        // Reads in flight when the replica stops answering: each is answered by the primary
+        // once its time on the replica is up; later ones go to the primary once the checks
+        // find the replica silent.
+        relay.freeze(true);
+        let readers: Vec<_> = (0..4)
+            .map(|_| {
+                let (gateway, id) = (gateway.clone(), id.clone());
+                tokio::spawn(async move {
+                    for _ in 0..3 {
+                        let (status, body) = gateway.post(READ, json!({"id": id})).await;
+                        assert_eq!(status, 200, "{body}");
+                        assert!(body.get("errors").is_none(), "{body}");
+                        assert_eq!(body["data"]["payment"]["id"], id.as_str(), "{body}");
+                    }
+                })
+            })
+            .collect();
+        for reader in readers {
+            reader.await.expect("every read answered in full");
+        }
+        let logs = gateway.logs();
+        assert!(logs.contains("a replica takes no reads"), "{logs}");
+        assert!(logs.contains("took too long"), "{logs}");
+        assert_eq!(gateway.metric("graphpay_replica_up{").await, 0.0);
+        // Back: it takes reads again.
+        relay.freeze(false);
+        until_on_replica(&gateway, None, READ, json!({"id": id})).await;
+        assert!(
+            gateway.metric(REPLICA_ERRORS).await > errors_before,
+            "the reads sent to the silent replica were answered again by the primary"
+        );
     }
 }
