@@ -85,6 +85,11 @@ impl HttpSchema {
 }
 
 impl Prepared {
+    /// Whether the checks before execution let the request run.
+    pub fn is_admitted(&self) -> bool {
+        self.admitted.is_ok()
+    }
+
     /// Whether the operation that will run is a mutation.
     pub fn runs_mutation(&self) -> bool {
         self.admitted

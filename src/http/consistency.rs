@@ -21,13 +21,14 @@ pub fn read_after(headers: &HeaderMap) -> ReadAfter {
 }
 
 /// Sends a prepared read to a replica when one is far enough along for `after`; a mutation,
-/// or any read when no replica is, stays on the primary. Counted only when replicas are
-/// configured.
+/// or any read when no replica is, stays on the primary. Reads (not refused requests) are
+/// counted, only when replicas are configured.
 pub fn route(state: &AppState, prepared: &mut Prepared, after: ReadAfter) {
     let Some(reads) = &state.reads else {
         return;
     };
-    if prepared.runs_mutation() {
+    if prepared.runs_mutation() || !prepared.is_admitted() {
+        // A mutation, or a request refused already: nothing to read.
         return;
     }
     match reads.route(after) {
