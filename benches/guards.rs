@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use async_graphql::Variables;
 use async_graphql::parser::parse_query;
-use common::{BoxError, Seeded, drop_schema, seeded_account, start_gateway, unthrottled, wrk};
+use common::{BoxError, Seeded, drop_schema, median, page_round, seeded_account, unthrottled};
 use graphpay::graphql::limits::QueryLimits;
 use graphpay::graphql::limits::cost::{Plan, TypeTable};
 use graphpay::graphql::limits::shape::ShapeRefusal;
@@ -72,19 +72,7 @@ fn main() -> Result<(), BoxError> {
                 "redis" => settings.push(("GRAPHPAY_REDIS_URL", redis.clone())),
                 _ => {}
             }
-            let gateway = start_gateway(&settings)?;
-            let before = gateway.cpu_time().unwrap_or_default();
-            let run = wrk(
-                &gateway.address,
-                "load.lua",
-                &["page", &key, mode],
-                32,
-                seconds,
-            )?;
-            let cpu = gateway
-                .cpu_time()
-                .unwrap_or_default()
-                .saturating_sub(before);
+            let (run, cpu) = page_round(&settings, &key, mode, seconds)?;
             let cpu_per_request = cpu.as_secs_f64() * 1e6 / run.requests.max(1.0);
             runs[index].push((run.rps, cpu_per_request));
             println!(
@@ -93,11 +81,6 @@ fn main() -> Result<(), BoxError> {
             );
         }
     }
-    let median = |values: Vec<f64>| {
-        let mut values = values;
-        values.sort_by(f64::total_cmp);
-        values[values.len() / 2]
-    };
     println!();
     for (mode, runs) in modes.iter().zip(&runs) {
         println!(

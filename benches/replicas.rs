@@ -16,7 +16,7 @@ mod common;
 use std::process::Command;
 use std::time::Duration;
 
-use common::{BoxError, Seeded, drop_schema, seeded_account, start_gateway, unthrottled, wrk};
+use common::{BoxError, Seeded, drop_schema, median, page_round, seeded_account, unthrottled};
 
 const ROWS: i64 = 10_000;
 
@@ -99,20 +99,7 @@ fn main() -> Result<(), BoxError> {
                 settings.push(("GRAPHPAY_REPLICA_URLS", replica.clone()));
             }
             let (primary_before, replica_before) = (server_cpu(&url)?, server_cpu(&replica)?);
-            let gateway = start_gateway(&settings)?;
-            let before = gateway.cpu_time().unwrap_or_default();
-            let run = wrk(
-                &gateway.address,
-                "load.lua",
-                &["page", &key, mode],
-                32,
-                seconds,
-            )?;
-            let gateway_cpu = gateway
-                .cpu_time()
-                .unwrap_or_default()
-                .saturating_sub(before);
-            drop(gateway);
+            let (run, gateway_cpu) = page_round(&settings, &key, mode, seconds)?;
             // The gateway's connections' server processes have exited and been counted.
             std::thread::sleep(Duration::from_millis(500));
             let primary_cpu = server_cpu(&url)?.saturating_sub(primary_before);
@@ -133,18 +120,14 @@ fn main() -> Result<(), BoxError> {
     }
     println!();
     for (mode, runs) in modes.iter().zip(&runs) {
-        let median = |i: usize| {
-            let mut values: Vec<f64> = runs.iter().map(|r| r[i]).collect();
-            values.sort_by(f64::total_cmp);
-            values[values.len() / 2]
-        };
+        let column = |i: usize| median(runs.iter().map(|r| r[i]).collect());
         println!(
             "median with reads on {mode}: {:.0} pages/s; CPU per page: gateway {:.0} µs, \
              primary {:.0} µs, replica {:.0} µs",
-            median(0),
-            median(1),
-            median(2),
-            median(3)
+            column(0),
+            column(1),
+            column(2),
+            column(3)
         );
     }
     drop_schema(&url, &schema);

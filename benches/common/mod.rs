@@ -203,6 +203,37 @@ pub fn unthrottled() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// One round of first-page reads (`load.lua`'s `page`) for `key` on a gateway started with
+/// `settings`: wrk's figures and the gateway's CPU time over the run; the gateway is stopped
+/// before it returns.
+pub fn page_round(
+    settings: &[(&str, String)],
+    key: &str,
+    label: &str,
+    seconds: u64,
+) -> Result<(Run, Duration), BoxError> {
+    let gateway = start_gateway(settings)?;
+    let before = gateway.cpu_time().unwrap_or_default();
+    let run = wrk(
+        &gateway.address,
+        "load.lua",
+        &["page", key, label],
+        32,
+        seconds,
+    )?;
+    let cpu = gateway
+        .cpu_time()
+        .unwrap_or_default()
+        .saturating_sub(before);
+    Ok((run, cpu))
+}
+
+/// The median of `values` (the upper one of an even count).
+pub fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
 /// A benchmark's own schema on a PostgreSQL server, with one account (made with the CLI).
 pub struct Seeded {
     pub schema: String,

@@ -359,7 +359,7 @@ fn validation_code(message: &str) -> &'static str {
     codes::GRAPHQL_VALIDATION_FAILED
 }
 
-fn code_of(err: &ServerError) -> Option<&Value> {
+pub(crate) fn code_of(err: &ServerError) -> Option<&Value> {
     err.extensions.as_ref().and_then(|ext| ext.get("code"))
 }
 

@@ -129,8 +129,9 @@ impl OnReplica {
 /// Whether an answer holds an internal error: a statement that failed, or a connection that
 /// could not be had (which fails before any statement, so the watch never sees it).
 fn internal(response: &Response) -> bool {
-    response.errors.iter().any(|err| {
-        err.extensions.as_ref().and_then(|ext| ext.get("code"))
-            == Some(&async_graphql::Value::from(codes::INTERNAL))
-    })
+    let internal = async_graphql::Value::from(codes::INTERNAL);
+    response
+        .errors
+        .iter()
+        .any(|err| crate::error::code_of(err) == Some(&internal))
 }

@@ -38,9 +38,7 @@ pub fn route(state: &AppState, prepared: &mut Prepared, after: ReadAfter) {
             }
         }
         Route::Primary(reason) => {
-            if let Some(reason) = reason {
-                record_fallback(reason);
-            }
+            record_fallback(reason);
             record_read("primary");
         }
     }

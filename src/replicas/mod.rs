@@ -86,9 +86,8 @@ pub struct Replica {
 /// Where a read goes.
 pub enum Route<'a> {
     Replica(&'a Replica),
-    /// The primary, and why (the `reason` of the fallbacks metric; `None`: nothing to fall
-    /// back from).
-    Primary(Option<&'static str>),
+    /// The primary, and why (the `reason` of the fallbacks metric).
+    Primary(&'static str),
 }
 
 impl Reads {
@@ -117,7 +116,7 @@ impl Reads {
     }
 
     /// Pools on the replicas in `settings` (connected lazily); `None` when there are none.
-    pub async fn connect(
+    async fn connect(
         primary: &DbConfig,
         settings: &ReplicaSettings,
         max_connections: u32,
@@ -177,12 +176,12 @@ impl Reads {
                 .iter()
                 .filter(|r| r.up.load(Ordering::Relaxed))
         };
-        Route::Primary(Some(match after {
+        Route::Primary(match after {
             ReadAfter::Unknown => "unknown_token",
             _ if up().next().is_none() => "unavailable",
             ReadAfter::Position(_) if !up().any(reached) => "behind_token",
             _ => "lagging",
-        }))
+        })
     }
 
     fn replicas(&self) -> &[Replica] {
