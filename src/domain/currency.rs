@@ -24,7 +24,12 @@ impl Currency {
     }
 
     pub fn code(self) -> String {
-        self.0.code().to_string()
+        self.code_str().to_string()
+    }
+
+    /// [`Currency::code`], borrowed.
+    pub fn code_str(self) -> &'static str {
+        self.0.code()
     }
 
     /// Digits after the decimal point (2 for USD, 0 for JPY).

@@ -26,6 +26,8 @@ const TAG_LEN: usize = 16;
 const FIELDS_LEN: usize = 8 + 16 + 8;
 const UNKEYED_LEN: usize = 1 + FIELDS_LEN + TAG_LEN;
 const CURSOR_LEN: usize = 1 + 2 + FIELDS_LEN + TAG_LEN;
+/// A cursor's length as text: base64 without padding.
+const CURSOR_TEXT_LEN: usize = (CURSOR_LEN * 4).div_ceil(3);
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CursorError {
@@ -59,12 +61,13 @@ impl CursorCodec {
     /// [`CursorCodec::encode`] of the position `(key, id)` as a listed row holds them, with no
     /// `Position` to build.
     pub fn encode_at(&self, key: i64, id: &str, fingerprint: [u8; 8]) -> String {
+        self.signer().encode_at(key, id, fingerprint)
+    }
+
+    /// The active secret, taken once to sign many cursors (a page's).
+    pub fn signer(&self) -> Signer {
         let (kid, material) = self.keys.active();
-        let mut bytes = Vec::with_capacity(CURSOR_LEN);
-        bytes.push(CURSOR_VERSION);
-        bytes.extend_from_slice(&kid.to_be_bytes());
-        fields(&mut bytes, key, id, fingerprint);
-        sealed(bytes, material.cursor.clone())
+        Signer { kid, material }
     }
 
     /// A cursor as the gateway signed them before its secrets had ids: no key id, the first
@@ -131,6 +134,46 @@ impl CursorCodec {
     }
 }
 
+/// Signs cursors with the secret that was active when it was made ([`CursorCodec::signer`]).
+pub struct Signer {
+    kid: u16,
+    material: std::sync::Arc<super::keyring::Material>,
+}
+
+impl Signer {
+    /// [`CursorCodec::encode_at`].
+    pub fn encode_at(&self, key: i64, id: &str, fingerprint: [u8; 8]) -> String {
+        let mut text = String::with_capacity(CURSOR_TEXT_LEN);
+        URL_SAFE_NO_PAD.encode_string(self.signed(key, id, fingerprint), &mut text);
+        text
+    }
+
+    /// The cursor of [`Signer::encode_at`] as a JSON string, appended to `out` (its
+    /// characters, base64url, need no escaping).
+    pub fn write_at(&self, key: i64, id: &str, fingerprint: [u8; 8], out: &mut Vec<u8>) {
+        let signed = self.signed(key, id, fingerprint);
+        let start = out.len() + 1;
+        out.resize(start + CURSOR_TEXT_LEN + 1, b'"');
+        let written = URL_SAFE_NO_PAD
+            .encode_slice(signed, &mut out[start..start + CURSOR_TEXT_LEN])
+            .unwrap_or(0);
+        out.truncate(start + written);
+        out.push(b'"');
+    }
+
+    fn signed(&self, key: i64, id: &str, fingerprint: [u8; 8]) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(CURSOR_LEN);
+        bytes.push(CURSOR_VERSION);
+        bytes.extend_from_slice(&self.kid.to_be_bytes());
+        fields(&mut bytes, key, id, fingerprint);
+        let mut mac = self.material.cursor.clone();
+        mac.update(&bytes);
+        let tag = mac.finalize().into_bytes();
+        bytes.extend_from_slice(&tag[..TAG_LEN]);
+        bytes
+    }
+}
+
 /// Appends the sort key, the id's ULID bytes and the fingerprint.
 fn fields(bytes: &mut Vec<u8>, key: i64, id: &str, fingerprint: [u8; 8]) {
     let suffix = id.split_once('_').map_or("", |(_, suffix)| suffix);
@@ -141,6 +184,7 @@ fn fields(bytes: &mut Vec<u8>, key: i64, id: &str, fingerprint: [u8; 8]) {
 }
 
 /// The cursor text of `bytes` with their tag appended.
+#[cfg(any(test, feature = "test-support"))]
 fn sealed(mut bytes: Vec<u8>, mut mac: hmac::Hmac<sha2::Sha256>) -> String {
     mac.update(&bytes);
     let tag = mac.finalize().into_bytes();
@@ -158,6 +202,20 @@ mod tests {
             key: 1_764_475_308_000_120,
             id: new_id(IdKind::Payment),
         }
+    }
+
+    #[test]
+    fn a_cursor_written_as_json_is_the_cursor_as_a_json_string() {
+        let codec = CursorCodec::new(b"secret");
+        let at = position();
+        let signer = codec.signer();
+        let mut out = b"[".to_vec();
+        signer.write_at(at.key, &at.id, [7; 8], &mut out);
+        out.push(b']');
+        let text = codec.encode_at(at.key, &at.id, [7; 8]);
+        assert_eq!(text.len(), CURSOR_TEXT_LEN);
+        assert_eq!(out, serde_json::to_vec(&[&text]).expect("json"));
+        assert_eq!(codec.decode(&text, [7; 8]), Ok(at));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::objects::{Payment, PaymentStatus};
 use super::paging::{Listing, PageInfo, Paged, page_size, position};
 use super::relations::PageRelations;
 use super::scalars::{Currency, DateTime};
-use crate::domain::cursor::CursorCodec;
+use crate::domain::cursor::{CursorCodec, Signer};
 use crate::domain::ids::IdKind;
 use crate::domain::money::MAX_AMOUNT;
 use crate::domain::paging::{self, Direction, Order, SortField};
@@ -169,10 +169,19 @@ impl PaymentConnection {
 
     pub(super) fn cursor(
         &self,
-        codec: &CursorCodec,
+        signer: &Signer,
         payment: &Arc<crate::persistence::payments::Payment>,
     ) -> String {
-        self.paged.cursor(codec, payment)
+        self.paged.cursor_by(signer, payment)
+    }
+
+    pub(super) fn write_cursor(
+        &self,
+        signer: &Signer,
+        payment: &Arc<crate::persistence::payments::Payment>,
+        out: &mut Vec<u8>,
+    ) {
+        self.paged.write_cursor(signer, payment, out);
     }
 
     fn node(&self, payment: &Arc<crate::persistence::payments::Payment>) -> Payment {
@@ -184,11 +193,11 @@ impl PaymentConnection {
     }
 
     /// The edges, to be resolved field by field.
-    pub(super) fn edge_list(&self, codec: &CursorCodec) -> Vec<PaymentEdge> {
+    pub(super) fn edge_list(&self, signer: &Signer) -> Vec<PaymentEdge> {
         self.rows()
             .iter()
             .map(|p| PaymentEdge {
-                cursor: self.cursor(codec, p),
+                cursor: self.cursor(signer, p),
                 node: self.node(p),
             })
             .collect()

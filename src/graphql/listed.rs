@@ -8,21 +8,25 @@
 //! a page read. These values need no waiting, so they are written in order instead, to the
 //! same answer: the selection is first collected as execution would ([`super::selection`]).
 //! A selection with anything else (`events`, `refunds`, a directive) is resolved the usual way.
+//! Over HTTP, a query's rows of leaves are written as JSON text, without a value tree
+//! ([`super::json`]). A payment on its own takes the same path ([`super::direct`]).
 
 use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use async_graphql::parser::types::{Field, SelectionSet};
+use async_graphql::parser::types::{Field, OperationType, SelectionSet};
 use async_graphql::registry::Registry;
 use async_graphql::{
-    ContextBase, ContextSelectionSet, Name, OutputType, Positioned, ServerResult, Value,
+    ContextBase, ContextSelectionSet, Name, OutputType, Positioned, QueryPathSegment, ServerResult,
+    Value,
 };
 
 use super::connection::{PaymentConnection, PaymentEdge};
+use super::json;
 use super::selection::{Collected, Document};
 use super::shown::Shown;
-use crate::domain::cursor::CursorCodec;
+use crate::domain::cursor::{CursorCodec, Signer};
 use crate::domain::payment;
 use crate::persistence::payment_pages::PaymentColumns;
 
@@ -112,6 +116,18 @@ fn node_value(plan: &[(Name, Shown)], payment: &payment::Payment) -> Value {
     )
 }
 
+fn write_node(
+    plan: &[(Name, Shown)],
+    payment: &payment::Payment,
+    out: &mut Vec<u8>,
+) -> serde_json::Result<()> {
+    json::object(out, plan, |out, shown| shown.write(payment, out))
+}
+
+fn shows_leaves_only(plan: &[(Name, Shown)]) -> bool {
+    plan.iter().all(|(_, shown)| shown.is_leaf())
+}
+
 /// A list of a page's payments, each shown as `S` shows it.
 pub struct Listed<'c, S> {
     connection: &'c PaymentConnection,
@@ -137,10 +153,21 @@ pub trait Shape: Send + Sync {
     fn value(
         plan: &Self::Plan,
         connection: &PaymentConnection,
-        codec: &CursorCodec,
+        signer: &Signer,
         payment: &Arc<payment::Payment>,
     ) -> Value;
-    fn usual(connection: &PaymentConnection, codec: &CursorCodec) -> Self::Usual;
+    /// [`Shape::value`] as JSON text.
+    fn write(
+        plan: &Self::Plan,
+        connection: &PaymentConnection,
+        signer: &Signer,
+        payment: &Arc<payment::Payment>,
+        out: &mut Vec<u8>,
+    ) -> serde_json::Result<()>;
+    /// Whether the plan shows leaves only (no object of a payment's, such as `metadata`):
+    /// then its rows cost nothing of their own, and are not read back from the answer.
+    fn leaves_only(plan: &Self::Plan) -> bool;
+    fn usual(connection: &PaymentConnection, signer: &Signer) -> Self::Usual;
 }
 
 /// `edges`: a cursor and a node per payment.
@@ -177,21 +204,45 @@ impl Shape for Edges {
     fn value(
         plan: &Self::Plan,
         connection: &PaymentConnection,
-        codec: &CursorCodec,
+        signer: &Signer,
         payment: &Arc<payment::Payment>,
     ) -> Value {
         object(plan.iter().map(|(key, part)| {
             let value = match part {
                 EdgePart::Typename => Value::String(PaymentEdge::type_name().into_owned()),
-                EdgePart::Cursor => Value::String(connection.cursor(codec, payment)),
+                EdgePart::Cursor => Value::String(connection.cursor(signer, payment)),
                 EdgePart::Node(shown) => node_value(shown, payment),
             };
             (key.clone(), value)
         }))
     }
 
-    fn usual(connection: &PaymentConnection, codec: &CursorCodec) -> Self::Usual {
-        connection.edge_list(codec)
+    fn write(
+        plan: &Self::Plan,
+        connection: &PaymentConnection,
+        signer: &Signer,
+        payment: &Arc<payment::Payment>,
+        out: &mut Vec<u8>,
+    ) -> serde_json::Result<()> {
+        json::object(out, plan, |out, part| match part {
+            EdgePart::Typename => json::string(out, &PaymentEdge::type_name()),
+            EdgePart::Cursor => {
+                connection.write_cursor(signer, payment, out);
+                Ok(())
+            }
+            EdgePart::Node(shown) => write_node(shown, payment, out),
+        })
+    }
+
+    fn leaves_only(plan: &Self::Plan) -> bool {
+        plan.iter().all(|(_, part)| match part {
+            EdgePart::Node(shown) => shows_leaves_only(shown),
+            EdgePart::Typename | EdgePart::Cursor => true,
+        })
+    }
+
+    fn usual(connection: &PaymentConnection, signer: &Signer) -> Self::Usual {
+        connection.edge_list(signer)
     }
 }
 
@@ -209,15 +260,74 @@ impl Shape for Nodes {
     fn value(
         plan: &Self::Plan,
         _: &PaymentConnection,
-        _: &CursorCodec,
+        _: &Signer,
         payment: &Arc<payment::Payment>,
     ) -> Value {
         node_value(plan, payment)
     }
 
-    fn usual(connection: &PaymentConnection, _: &CursorCodec) -> Self::Usual {
+    fn write(
+        plan: &Self::Plan,
+        _: &PaymentConnection,
+        _: &Signer,
+        payment: &Arc<payment::Payment>,
+        out: &mut Vec<u8>,
+    ) -> serde_json::Result<()> {
+        write_node(plan, payment, out)
+    }
+
+    fn leaves_only(plan: &Self::Plan) -> bool {
+        shows_leaves_only(plan)
+    }
+
+    fn usual(connection: &PaymentConnection, _: &Signer) -> Self::Usual {
         connection.node_list()
     }
+}
+
+impl<S: Shape> Listed<'_, S> {
+    /// The page's rows as JSON text, one `Binary` per row (see [`super::json`]).
+    fn written(&self, plan: &S::Plan, signer: &Signer) -> serde_json::Result<Value> {
+        let rows = self.connection.rows();
+        let mut out = Vec::with_capacity(rows.len() * 256);
+        let mut ends = Vec::with_capacity(rows.len());
+        for payment in rows {
+            S::write(plan, self.connection, signer, payment, &mut out)?;
+            ends.push(out.len());
+        }
+        let text = bytes::Bytes::from(out);
+        let mut start = 0;
+        Ok(Value::List(
+            ends.into_iter()
+                .map(|end| {
+                    let row = text.slice(start..end);
+                    start = end;
+                    Value::Binary(row)
+                })
+                .collect(),
+        ))
+    }
+}
+
+/// Whether rows may be carried as JSON text in this request's answer: one written by
+/// [`json::write_value`] (over HTTP), of a query (a mutation's answer may be kept as a value),
+/// where no other field of the same response key is merged into the list on the way down.
+fn as_json(ctx: &ContextSelectionSet<'_>) -> bool {
+    if ctx.data_opt::<json::RowsAsJson>().is_none()
+        || ctx.query_env.operation.node.ty != OperationType::Query
+    {
+        return false;
+    }
+    let mut path = Vec::new();
+    let mut node = ctx.path_node.as_ref();
+    while let Some(at) = node {
+        if let QueryPathSegment::Name(key) = at.segment {
+            path.push(key);
+        }
+        node = at.parent;
+    }
+    path.reverse();
+    document(ctx).given_once(&ctx.query_env.operation.node.selection_set.node, &path)
 }
 
 impl<S: Shape> OutputType for Listed<'_, S> {
@@ -238,145 +348,30 @@ impl<S: Shape> OutputType for Listed<'_, S> {
         ctx: &ContextSelectionSet<'_>,
         field: &Positioned<Field>,
     ) -> ServerResult<Value> {
-        let codec = ctx
+        let signer = ctx
             .data::<CursorCodec>()
-            .map_err(|err| err.into_server_error(field.pos))?;
+            .map_err(|err| err.into_server_error(field.pos))?
+            .signer();
         let plan = match ctx.data_opt::<FieldByField>() {
             Some(_) => None,
             None => S::plan(document(ctx), &ctx.item.node),
         };
         match plan {
+            Some(plan) if as_json(ctx) && S::leaves_only(&plan) => {
+                self.written(&plan, &signer).map_err(|err| {
+                    tracing::error!(error = %err, "could not write a page's rows");
+                    async_graphql::Error::from(crate::error::ApiError::Internal)
+                        .into_server_error(field.pos)
+                })
+            }
             Some(plan) => Ok(Value::List(
                 self.connection
                     .rows()
                     .iter()
-                    .map(|payment| S::value(&plan, self.connection, codec, payment))
+                    .map(|payment| S::value(&plan, self.connection, &signer, payment))
                     .collect(),
             )),
-            None => S::usual(self.connection, codec).resolve(ctx, field).await,
+            None => S::usual(self.connection, &signer).resolve(ctx, field).await,
         }
-    }
-}
-
-/// A payment answered on its own (`payment(id)`): the fields selected that its row answers
-/// are written straight into the answer, as a page's nodes are, and `events` and `refunds`
-/// are resolved by their loaders beside them (see [`one_payment`]).
-pub struct Direct(pub super::objects::Payment);
-
-impl OutputType for Direct {
-    fn type_name() -> Cow<'static, str> {
-        super::objects::Payment::type_name()
-    }
-
-    fn qualified_type_name() -> String {
-        super::objects::Payment::qualified_type_name()
-    }
-
-    fn create_type_info(registry: &mut Registry) -> String {
-        super::objects::Payment::create_type_info(registry)
-    }
-
-    async fn resolve(
-        &self,
-        ctx: &ContextSelectionSet<'_>,
-        field: &Positioned<Field>,
-    ) -> ServerResult<Value> {
-        match one_payment(ctx, &self.0).await {
-            Some(value) => Ok(value),
-            None => OutputType::resolve(&self.0, ctx, field).await,
-        }
-    }
-}
-
-/// What a payment's selection shows of one payment: fields answered from the row, and the
-/// others (`events`, `refunds`) resolved as the payment's own resolvers resolve them.
-enum Part<'a> {
-    Row(Shown),
-    Resolved(&'a Positioned<Field>),
-}
-
-/// One payment's answer, `ctx` being its selection: the fields answered from the row written
-/// straight in, the others resolved by the payment's resolvers (a failed one leaves its key
-/// out and its error in the response, as the usual path does), in the selection's order.
-/// `None` when the selection is to be resolved the usual way (a directive, a field given
-/// twice under one key that is not answered from the row, or field-by-field resolution).
-async fn one_payment(
-    ctx: &ContextSelectionSet<'_>,
-    payment: &super::objects::Payment,
-) -> Option<Value> {
-    use async_graphql::ContainerType;
-    if ctx.data_opt::<FieldByField>().is_some() {
-        return None;
-    }
-    let doc = document(ctx);
-    let plan = doc
-        .collect([&ctx.item.node], "Payment")?
-        .into_iter()
-        .map(|collected| {
-            if !collected.is_plain() {
-                return None;
-            }
-            let part = match Shown::planned(doc, &collected) {
-                Some(shown) => Part::Row(shown),
-                None if collected.fields.len() == 1 => Part::Resolved(collected.fields[0]),
-                None => return None,
-            };
-            Some((collected.key.clone(), part))
-        })
-        .collect::<Option<Vec<_>>>()?;
-    // The resolved fields together, so that their loaders gather their loads into one batch.
-    let resolved = futures_util::future::join_all(plan.iter().filter_map(|(_, part)| match part {
-        Part::Resolved(field) => {
-            Some(async move { payment.resolve_field(&ctx.with_field(field)).await })
-        }
-        Part::Row(_) => None,
-    }))
-    .await;
-    let mut resolved = resolved.into_iter();
-    let mut fields = async_graphql::indexmap::IndexMap::with_capacity(plan.len());
-    for (key, part) in plan {
-        match part {
-            Part::Row(shown) => {
-                fields.insert(key, shown.value(&payment.payment));
-            }
-            Part::Resolved(_) => match resolved.next()? {
-                Ok(value) => {
-                    fields.insert(key, value.unwrap_or_default());
-                }
-                Err(err) => ctx.add_error(err),
-            },
-        }
-    }
-    Some(object(fields.into_iter()))
-}
-
-/// An object found by id (`node`, `nodes`): a payment is answered as [`Direct`] answers one,
-/// through fragments on `Payment` or `Node`; any other object is resolved the usual way.
-pub struct DirectNode(pub super::node::Node);
-
-impl OutputType for DirectNode {
-    fn type_name() -> Cow<'static, str> {
-        super::node::Node::type_name()
-    }
-
-    fn qualified_type_name() -> String {
-        super::node::Node::qualified_type_name()
-    }
-
-    fn create_type_info(registry: &mut Registry) -> String {
-        super::node::Node::create_type_info(registry)
-    }
-
-    async fn resolve(
-        &self,
-        ctx: &ContextSelectionSet<'_>,
-        field: &Positioned<Field>,
-    ) -> ServerResult<Value> {
-        if let super::node::Node::Payment(payment) = &self.0
-            && let Some(value) = one_payment(ctx, payment).await
-        {
-            return Ok(value);
-        }
-        OutputType::resolve(&self.0, ctx, field).await
     }
 }

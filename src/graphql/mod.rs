@@ -4,8 +4,10 @@ mod api_keys;
 mod client_tokens;
 mod connection;
 pub mod consistency;
+mod direct;
 mod event_tail;
 mod events;
+pub mod json;
 mod lifecycle;
 pub mod limits;
 mod listed;
@@ -197,7 +199,8 @@ fn loader(db: &Db, account_id: &str) -> DataLoader<loaders::AccountLoader> {
     .max_batch_size(500)
 }
 
-/// Adds what one request needs: the viewer and its (per-request, account-scoped) loaders.
+/// Adds what one request over HTTP needs: the viewer and its (per-request, account-scoped)
+/// loaders; its answer is written by `http::wire` (so a page's rows may come as JSON text).
 pub fn request_for(
     request: async_graphql::Request,
     db: &Db,
@@ -208,6 +211,7 @@ pub fn request_for(
         .data(Viewer::from(caller))
         .data(loader)
         .data(limits::OverHttp)
+        .data(json::RowsAsJson)
 }
 
 /// The schema in SDL, sorted so that it does not churn with declaration order.

@@ -4,7 +4,7 @@
 
 use async_graphql::{Context, Object, Result};
 
-use crate::domain::cursor::{CursorCodec, CursorError};
+use crate::domain::cursor::{CursorCodec, CursorError, Signer};
 use crate::domain::ids::IdKind;
 use crate::domain::paging::{PageSize, Position};
 use crate::error::ApiError;
@@ -95,11 +95,26 @@ where
 
     /// The cursor of one of the page's rows.
     pub fn cursor(&self, codec: &CursorCodec, row: &K::Row) -> String {
-        codec.encode_at(
+        self.cursor_by(&codec.signer(), row)
+    }
+
+    /// [`Paged::cursor`], signed by `signer` (taken once for the page's rows).
+    pub fn cursor_by(&self, signer: &Signer, row: &K::Row) -> String {
+        signer.encode_at(
             self.query.sort_key(row),
             self.query.id(row),
             self.fingerprint,
         )
+    }
+
+    /// [`Paged::cursor_by`] as a JSON string, appended to `out`.
+    pub fn write_cursor(&self, signer: &Signer, row: &K::Row, out: &mut Vec<u8>) {
+        signer.write_at(
+            self.query.sort_key(row),
+            self.query.id(row),
+            self.fingerprint,
+            out,
+        );
     }
 
     /// `pageInfo`. The flag for the paging direction comes from the page's extra row; the

@@ -5,9 +5,9 @@ use async_graphql::{Context, ID, Object, Result};
 use futures_util::future::try_join_all;
 
 use super::connection::{self, PageArgs, PaymentConnection, PaymentFilterInput, PaymentOrderInput};
+use super::direct::{Direct, DirectNode};
 use super::events::{self, EventConnection, EventFilterInput};
 use super::limits::fields::charge_list;
-use super::listed::{Direct, DirectNode};
 use super::loaders::{AccountLoader, PaymentById};
 use super::objects::{Account, IdempotencyRecord, Payment};
 use super::{Primary, Viewer};

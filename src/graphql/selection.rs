@@ -120,6 +120,61 @@ impl<'a> Document<'a> {
         Some(())
     }
 
+    /// Whether each key of `path`, from `root` down, is given by one field only. async-graphql
+    /// resolves each field of a response key on its own and merges their answers; a value
+    /// written whole (`super::json`) must be the only one of its key all the way down.
+    /// Fragments are followed whatever their type condition, so that no second field of a key
+    /// is missed (a fragment that would not apply only makes the answer `false`).
+    pub fn given_once(&self, root: &'a SelectionSet, path: &[&str]) -> bool {
+        let mut set = root;
+        for key in path {
+            let mut found = Vec::new();
+            if self.keyed(set, key, 0, &mut found).is_none() {
+                return false;
+            }
+            match found.as_slice() {
+                [field] => set = &field.node.selection_set.node,
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// The fields of `set` with the response key `key`, into `found`; `None` when a fragment
+    /// is unknown or fragments nest beyond the bound.
+    fn keyed(
+        &self,
+        set: &'a SelectionSet,
+        key: &str,
+        hops: usize,
+        found: &mut Vec<&'a Positioned<Field>>,
+    ) -> Option<()> {
+        for selection in &set.items {
+            let inner = match &selection.node {
+                Selection::Field(field) => {
+                    if field.node.response_key().node == key {
+                        found.push(field);
+                    }
+                    continue;
+                }
+                Selection::FragmentSpread(spread) => {
+                    &self
+                        .fragments
+                        .get(&spread.node.fragment_name.node)?
+                        .node
+                        .selection_set
+                        .node
+                }
+                Selection::InlineFragment(inline) => &inline.node.selection_set.node,
+            };
+            if hops >= MAX_FRAGMENT_HOPS {
+                return None;
+            }
+            self.keyed(inner, key, hops + 1, found)?;
+        }
+        Some(())
+    }
+
     /// Whether a fragment on `condition` applies to an object of type `object`: no condition,
     /// the object's own type, or an interface it implements.
     fn applies(&self, condition: Option<&str>, object: &str) -> bool {

@@ -6,6 +6,7 @@
 use async_graphql::resolver_utils::enum_value;
 use async_graphql::{Name, OutputType, ScalarType, Value};
 
+use super::json;
 use super::lifecycle::{CancellationReason, CaptureMethod, NextAction, NextActionType};
 use super::objects::{Payment, PaymentStatus};
 use super::scalars::{Currency, DateTime};
@@ -162,6 +163,29 @@ impl Shown {
             _ => return PaymentColumns::ALL,
         };
         listing.with(detail)
+    }
+
+    /// Whether the field is a leaf (not `metadata` or `nextAction`, which are objects).
+    pub fn is_leaf(&self) -> bool {
+        !matches!(self, Shown::Metadata(_) | Shown::NextAction(_))
+    }
+
+    /// [`Shown::value`] as JSON text: the fields of a page's listing written from the row
+    /// (the rest through their value, so that both agree by construction).
+    pub fn write(&self, payment: &payment::Payment, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        match self {
+            Shown::Typename => json::string(out, &Payment::type_name()),
+            Shown::Id => json::string(out, &payment.id),
+            Shown::Amount => json::integer(out, payment.amount.get()),
+            Shown::Currency => json::string(out, payment.currency.code_str()),
+            Shown::Status => json::enumerated(out, PaymentStatus::from(payment.status)),
+            Shown::Source => json::string(out, &payment.source),
+            Shown::Description => json::optional(out, payment.description.as_deref()),
+            Shown::Reference => json::optional(out, payment.reference.as_deref()),
+            Shown::FailureCode => json::optional(out, payment.failure_code.as_deref()),
+            Shown::FailureMessage => json::optional(out, payment.failure_message.as_deref()),
+            _ => json::write_value(out, &self.value(payment)),
+        }
     }
 
     /// The field's value, as `Payment`'s resolver of the same name gives it.

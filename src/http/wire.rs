@@ -6,11 +6,10 @@ use async_graphql::BatchResponse;
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
-use serde::ser::SerializeMap;
 
 use super::media;
 use crate::error::codes;
+use crate::graphql::json;
 
 /// The seconds to wait when the account's budget refused the request.
 pub(super) fn retry_after(response: &async_graphql::Response) -> Option<u64> {
@@ -36,24 +35,50 @@ pub(super) fn is_request_error(response: &async_graphql::Response) -> bool {
 }
 
 /// A response as GraphQL over HTTP sends it: without `data` when the request failed before
-/// execution began (a `data` of null would say that execution ran and failed).
-struct Wire<'a>(&'a async_graphql::Response);
-
-impl Serialize for Wire<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let response = self.0;
-        let mut map = serializer.serialize_map(None)?;
-        if !is_request_error(response) {
-            map.serialize_entry("data", &response.data)?;
+/// execution began (a `data` of null would say that execution ran and failed). `data` is
+/// written by [`json::write_value`], which writes the rows a page carries as JSON text.
+fn write_response(out: &mut Vec<u8>, response: &async_graphql::Response) -> serde_json::Result<()> {
+    out.push(b'{');
+    let mut first = true;
+    let mut key = |out: &mut Vec<u8>, name: &str| {
+        if !std::mem::take(&mut first) {
+            out.push(b',');
         }
-        if !response.errors.is_empty() {
-            map.serialize_entry("errors", &response.errors)?;
-        }
-        if !response.extensions.is_empty() {
-            map.serialize_entry("extensions", &response.extensions)?;
-        }
-        map.end()
+        out.extend_from_slice(name.as_bytes());
+    };
+    if !is_request_error(response) {
+        key(out, "\"data\":");
+        json::write_value(out, &response.data)?;
     }
+    if !response.errors.is_empty() {
+        key(out, "\"errors\":");
+        serde_json::to_writer(&mut *out, &response.errors)?;
+    }
+    if !response.extensions.is_empty() {
+        key(out, "\"extensions\":");
+        serde_json::to_writer(&mut *out, &response.extensions)?;
+    }
+    out.push(b'}');
+    Ok(())
+}
+
+/// The body of `response`: one response, or a batch's as a list.
+fn body_of(response: &BatchResponse) -> serde_json::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(4096);
+    match response {
+        BatchResponse::Single(one) => write_response(&mut out, one)?,
+        BatchResponse::Batch(many) => {
+            out.push(b'[');
+            for (i, one) in many.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_response(&mut out, one)?;
+            }
+            out.push(b']');
+        }
+    }
+    Ok(out)
 }
 
 pub(super) fn respond(
@@ -66,13 +91,7 @@ pub(super) fn respond(
     } else {
         media::JSON
     };
-    let body = match response {
-        BatchResponse::Single(one) => serde_json::to_vec(&Wire(one)),
-        BatchResponse::Batch(many) => {
-            serde_json::to_vec(&many.iter().map(Wire).collect::<Vec<_>>())
-        }
-    };
-    match body {
+    match body_of(response) {
         Ok(body) => (
             status,
             [(CONTENT_TYPE, HeaderValue::from_static(content_type))],

@@ -1,0 +1,163 @@
+//! JSON written straight into a response's bytes: the rows of a page, from the payments
+//! themselves, and the response around them ([`write_value`], which `http::wire` writes every
+//! answer over HTTP with).
+//!
+//! async-graphql carries an answer as a tree of values until it is serialized: for a page of
+//! 50 a hundred maps and some 500 values, made, hashed, moved and freed for each request. The
+//! rows of a page answered from its payments (`super::listed`) are written as JSON text
+//! instead, one `Value::Binary` per row in the page's `Value::List`, which [`write_value`]
+//! writes as it is. The list keeps one item per row, so what reads the answer's shape (the
+//! cost of what a request returned) counts the rows as before. Only a request marked
+//! [`RowsAsJson`] gets such rows: one answered over HTTP, whose answer [`write_value`] writes.
+//! Nothing else in the schema answers with `Binary`.
+
+use async_graphql::resolver_utils::EnumType;
+use async_graphql::{Name, Value};
+
+/// In a request's data: its answer is written by [`write_value`], so rows may be carried in it
+/// as their JSON text.
+#[derive(Clone, Copy, Debug)]
+pub struct RowsAsJson;
+
+/// The JSON text of `value`, as serde_json writes it, with each `Binary` written as the JSON
+/// text it holds.
+pub fn write_value(out: &mut Vec<u8>, value: &Value) -> serde_json::Result<()> {
+    match value {
+        Value::Binary(text) => out.extend_from_slice(text),
+        Value::List(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_value(out, item)?;
+            }
+            out.push(b']');
+        }
+        Value::Object(fields) => entries(out, fields, write_value)?,
+        leaf => serde_json::to_writer(&mut *out, leaf)?,
+    }
+    Ok(())
+}
+
+/// A string, escaped as serde_json escapes it.
+pub fn string(out: &mut Vec<u8>, text: &str) -> serde_json::Result<()> {
+    serde_json::to_writer(out, text)
+}
+
+/// A string, or null.
+pub fn optional(out: &mut Vec<u8>, text: Option<&str>) -> serde_json::Result<()> {
+    match text {
+        Some(text) => string(out, text),
+        None => {
+            out.extend_from_slice(b"null");
+            Ok(())
+        }
+    }
+}
+
+/// An integer.
+pub fn integer(out: &mut Vec<u8>, n: i64) -> serde_json::Result<()> {
+    serde_json::to_writer(out, &n)
+}
+
+/// An enum's value, by its name in the schema (as async-graphql's `enum_value` names it).
+pub fn enumerated<E: EnumType>(out: &mut Vec<u8>, value: E) -> serde_json::Result<()> {
+    match E::items().iter().find(|item| item.value == value) {
+        Some(item) => string(out, item.name),
+        None => write_value(out, &async_graphql::resolver_utils::enum_value(value)),
+    }
+}
+
+/// An object of `fields`, each value written by `each`, as async-graphql answers one: null
+/// when nothing is selected (every field skipped).
+pub fn object<'f, T: 'f>(
+    out: &mut Vec<u8>,
+    fields: &'f [(Name, T)],
+    mut each: impl FnMut(&mut Vec<u8>, &'f T) -> serde_json::Result<()>,
+) -> serde_json::Result<()> {
+    if fields.is_empty() {
+        out.extend_from_slice(b"null");
+        return Ok(());
+    }
+    entries(out, fields.iter().map(|(key, part)| (key, part)), &mut each)
+}
+
+/// A JSON object of `fields`, each value written by `each`.
+fn entries<'f, T: 'f>(
+    out: &mut Vec<u8>,
+    fields: impl IntoIterator<Item = (&'f Name, &'f T)>,
+    mut each: impl FnMut(&mut Vec<u8>, &'f T) -> serde_json::Result<()>,
+) -> serde_json::Result<()> {
+    out.push(b'{');
+    for (i, (key, part)) in fields.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        string(out, key)?;
+        out.push(b':');
+        each(out, part)?;
+    }
+    out.push(b'}');
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use async_graphql::indexmap::IndexMap;
+
+    fn written(value: &Value) -> String {
+        let mut out = Vec::new();
+        write_value(&mut out, value).expect("written");
+        String::from_utf8(out).expect("utf-8")
+    }
+
+    #[test]
+    fn a_value_is_written_as_serde_json_writes_it() {
+        let mut inner = IndexMap::new();
+        inner.insert(Name::new("q\"uote"), Value::from("line\nbreak \u{1} é"));
+        inner.insert(Name::new("n"), Value::from(-12_i64));
+        inner.insert(Name::new("f"), Value::from(1.5_f64));
+        inner.insert(Name::new("e"), Value::Enum(Name::new("SUCCEEDED")));
+        inner.insert(Name::new("empty"), Value::Object(IndexMap::new()));
+        let mut outer = IndexMap::new();
+        outer.insert(
+            Name::new("list"),
+            Value::List(vec![Value::Null, Value::from(true)]),
+        );
+        outer.insert(Name::new("inner"), Value::Object(inner));
+        outer.insert(Name::new("none"), Value::List(vec![]));
+        let value = Value::Object(outer);
+        assert_eq!(
+            written(&value),
+            serde_json::to_string(&value).expect("serialized")
+        );
+    }
+
+    #[test]
+    fn binary_items_are_written_as_the_json_they_hold() {
+        let rows = Value::List(vec![
+            Value::Binary(bytes::Bytes::from_static(br#"{"id":"pay_1"}"#)),
+            Value::Binary(bytes::Bytes::from_static(b"null")),
+        ]);
+        assert_eq!(written(&rows), r#"[{"id":"pay_1"},null]"#);
+    }
+
+    #[test]
+    fn written_leaves_match_their_values() {
+        let mut out = Vec::new();
+        optional(&mut out, None).expect("written");
+        out.push(b' ');
+        optional(&mut out, Some("a\\b")).expect("written");
+        out.push(b' ');
+        integer(&mut out, i64::MIN).expect("written");
+        assert_eq!(
+            String::from_utf8(out).expect("utf-8"),
+            format!("null {} {}", serde_json::json!("a\\b"), i64::MIN)
+        );
+        let mut fields = Vec::new();
+        object::<()>(&mut fields, &[], |_, ()| Ok(())).expect("written");
+        assert_eq!(fields, b"null");
+    }
+}
