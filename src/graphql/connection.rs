@@ -6,13 +6,13 @@ use async_graphql::{ComplexObject, Context, Enum, InputObject, Object, Result, S
 use std::sync::Arc;
 
 use super::limits::fields::charge_list;
-use super::listed::{self, Edges, Listed, Nodes};
+use super::listed::{self, Edges, Listed, Nodes, PaymentFields, Rows};
 use super::merchant_data::MetadataEntryInput;
 use super::objects::{Payment, PaymentStatus};
 use super::paging::{Listing, PageInfo, Paged, page_size, position};
 use super::relations::PageRelations;
 use super::scalars::{Currency, DateTime};
-use crate::domain::cursor::{CursorCodec, Signer};
+use crate::domain::cursor::CursorCodec;
 use crate::domain::ids::IdKind;
 use crate::domain::money::MAX_AMOUNT;
 use crate::domain::paging::{self, Direction, Order, SortField};
@@ -163,25 +163,19 @@ pub struct PaymentConnection {
 }
 
 impl PaymentConnection {
-    pub(super) fn rows(&self) -> &[Arc<crate::persistence::payments::Payment>] {
+    fn rows(&self) -> &[Arc<crate::persistence::payments::Payment>] {
         self.paged.rows()
     }
+}
 
-    pub(super) fn cursor(
-        &self,
-        signer: &Signer,
-        payment: &Arc<crate::persistence::payments::Payment>,
-    ) -> String {
-        self.paged.cursor_by(signer, payment)
-    }
+impl Rows for PaymentConnection {
+    type Query = PageQuery;
+    type Fields = PaymentFields;
+    type Edge = PaymentEdge;
+    type Node = Payment;
 
-    pub(super) fn write_cursor(
-        &self,
-        signer: &Signer,
-        payment: &Arc<crate::persistence::payments::Payment>,
-        out: &mut Vec<u8>,
-    ) {
-        self.paged.write_cursor(signer, payment, out);
+    fn paged(&self) -> &Paged<PageQuery> {
+        &self.paged
     }
 
     fn node(&self, payment: &Arc<crate::persistence::payments::Payment>) -> Payment {
@@ -192,31 +186,19 @@ impl PaymentConnection {
         }
     }
 
-    /// The edges, to be resolved field by field.
-    pub(super) fn edge_list(&self, signer: &Signer) -> Vec<PaymentEdge> {
-        self.rows()
-            .iter()
-            .map(|p| PaymentEdge {
-                cursor: self.cursor(signer, p),
-                node: self.node(p),
-            })
-            .collect()
-    }
-
-    /// The nodes, to be resolved field by field.
-    pub(super) fn node_list(&self) -> Vec<Payment> {
-        self.rows().iter().map(|p| self.node(p)).collect()
+    fn edge(cursor: String, node: Payment) -> PaymentEdge {
+        PaymentEdge { cursor, node }
     }
 }
 
 #[Object]
 impl PaymentConnection {
-    async fn edges(&self, ctx: &Context<'_>) -> Result<Listed<'_, Edges>> {
+    async fn edges(&self, ctx: &Context<'_>) -> Result<Listed<'_, Self, Edges>> {
         charge_list(ctx, self.rows().len())?;
         Ok(Listed::new(self))
     }
 
-    async fn nodes(&self, ctx: &Context<'_>) -> Result<Listed<'_, Nodes>> {
+    async fn nodes(&self, ctx: &Context<'_>) -> Result<Listed<'_, Self, Nodes>> {
         charge_list(ctx, self.rows().len())?;
         Ok(Listed::new(self))
     }

@@ -9,10 +9,10 @@ use async_graphql::dataloader::DataLoader;
 use async_graphql::{Context, ID, InputObject, Object, Result, SimpleObject};
 
 use super::Viewer;
-use super::limits::fields::charge_list;
+use super::listed::{EventFields, Rows, listed_connection};
 use super::loaders::{AccountLoader, PaymentById};
 use super::objects::{Payment, PaymentStatus, Refund};
-use super::paging::{Listing, PageInfo, Paged, page_size, position};
+use super::paging::{Listing, Paged, page_size, position};
 use super::scalars::DateTime;
 use crate::domain::cursor::CursorCodec;
 use crate::domain::ids::{IdKind, PaymentId};
@@ -111,42 +111,28 @@ pub struct EventConnection {
     paged: Paged<EventPageQuery>,
 }
 
-impl EventConnection {
-    fn edges_of(&self, codec: &CursorCodec) -> Vec<EventEdge> {
-        self.paged
-            .rows()
-            .iter()
-            .map(|logged| EventEdge {
-                cursor: self.paged.cursor(codec, logged),
-                node: Event {
-                    logged: logged.clone(),
-                },
-            })
-            .collect()
+impl Rows for EventConnection {
+    type Query = EventPageQuery;
+    type Fields = EventFields;
+    type Edge = EventEdge;
+    type Node = Event;
+
+    fn paged(&self) -> &Paged<EventPageQuery> {
+        &self.paged
+    }
+
+    fn node(&self, logged: &Arc<LoggedEvent>) -> Event {
+        Event {
+            logged: logged.clone(),
+        }
+    }
+
+    fn edge(cursor: String, node: Event) -> EventEdge {
+        EventEdge { cursor, node }
     }
 }
 
-#[Object]
-impl EventConnection {
-    async fn edges(&self, ctx: &Context<'_>) -> Result<Vec<EventEdge>> {
-        charge_list(ctx, self.paged.rows().len())?;
-        Ok(self.edges_of(ctx.data::<CursorCodec>()?))
-    }
-    async fn nodes(&self, ctx: &Context<'_>) -> Result<Vec<Event>> {
-        charge_list(ctx, self.paged.rows().len())?;
-        Ok(self
-            .paged
-            .rows()
-            .iter()
-            .map(|logged| Event {
-                logged: logged.clone(),
-            })
-            .collect())
-    }
-    async fn page_info(&self, ctx: &Context<'_>) -> PageInfo<'_> {
-        self.paged.page_info(ctx).await
-    }
-}
+listed_connection!(EventConnection);
 
 /// Which events to read; every part is optional and they combine.
 #[derive(InputObject, Clone, Debug, Default)]

@@ -1,19 +1,25 @@
 //! A page's `edges` and `nodes` written straight into the response when their selection holds
-//! only what a payment's row answers: every scalar field of each payment (and `nextAction`),
-//! `__typename`, and each edge's cursor, however the document asks for them (through named or
-//! inline fragments, with aliases, a response key given more than once).
+//! only what each row answers: the listed object's fields its row holds (every scalar field of
+//! a payment, an event's, a webhook endpoint's or delivery's), `__typename`, and each edge's
+//! cursor, however the document asks for them (through named or inline fragments, with
+//! aliases, a response key given more than once).
 //!
 //! async-graphql resolves an object by making a future for each selected field and gathering
 //! them, about 400 futures for a page of 50 edges, and that was most of the gateway's work on
 //! a page read. These values need no waiting, so they are written in order instead, to the
 //! same answer: the selection is first collected as execution would ([`super::selection`]).
-//! A selection with anything else (`events`, `refunds`, a directive) is resolved the usual way.
-//! Over HTTP, a query's rows of leaves are written as JSON text, without a value tree
-//! ([`super::json`]). A payment on its own takes the same path ([`super::direct`]).
+//! A selection with anything else (a payment's `events`, a field with arguments, a directive)
+//! is resolved the usual way. Over HTTP, a query's rows of leaves are written as JSON text,
+//! without a value tree ([`super::json`]). A payment on its own takes the same path
+//! ([`super::direct`]). What each listed type's rows answer is in this module's children.
+
+mod events;
+mod payments;
+mod shapes;
+mod webhooks;
 
 use std::borrow::Cow;
 use std::marker::PhantomData;
-use std::sync::Arc;
 
 use async_graphql::parser::types::{Field, OperationType, SelectionSet};
 use async_graphql::registry::Registry;
@@ -22,13 +28,16 @@ use async_graphql::{
     Value,
 };
 
-use super::connection::{PaymentConnection, PaymentEdge};
 use super::json;
+use super::paging::Paged;
 use super::selection::{Collected, Document};
-use super::shown::Shown;
 use crate::domain::cursor::{CursorCodec, Signer};
-use crate::domain::payment;
-use crate::persistence::payment_pages::PaymentColumns;
+use crate::persistence::keyset::Keyset;
+
+pub use events::EventFields;
+pub use payments::{PaymentFields, columns_shown};
+pub use shapes::{Edges, Nodes, Shape};
+pub use webhooks::{DeliveryFields, EndpointFields};
 
 /// Present in the schema's data when pages are to be resolved field by field only: the
 /// operator's switch for comparing the two ways of answering (they must agree to the byte).
@@ -43,19 +52,44 @@ pub(super) fn document<'a, T>(ctx: &ContextBase<'a, T>) -> Document<'a> {
     }
 }
 
-/// What a payment's selection (the merged selection sets of one response key, or one set)
-/// shows, key by key, when every field in it is answered from the row.
-pub(super) fn node_plan<'a>(
+/// An object type some of whose fields its row answers, without a resolver.
+pub trait Fields: Send + Sync {
+    /// What a page holds of each object.
+    type Row: Send + Sync;
+    /// A field the row answers.
+    type Part: Send + Sync;
+    /// The type's name in the schema.
+    const TYPE: &'static str;
+
+    /// What the (plain) field of one response key shows, when the row answers it.
+    fn part(doc: Document<'_>, collected: &Collected<'_>) -> Option<Self::Part>;
+    /// The field's value, as the type's resolver of the same name gives it.
+    fn value(part: &Self::Part, row: &Self::Row) -> Value;
+    /// [`Fields::value`] as JSON text.
+    fn write(part: &Self::Part, row: &Self::Row, out: &mut Vec<u8>) -> serde_json::Result<()>;
+    /// Whether the field is a leaf: an object has a cost of its own, read back from the
+    /// answer, so rows that show one are kept as values.
+    fn is_leaf(part: &Self::Part) -> bool;
+    /// Whether this row answers the field (an event written before the log kept its payment
+    /// does not: its resolver loads the payment).
+    fn answers(_part: &Self::Part, _row: &Self::Row) -> bool {
+        true
+    }
+}
+
+/// What a selection (the merged selection sets of one response key, or one set) shows of an
+/// object of `F`, key by key, when its row answers every field in it.
+pub(super) fn plan_of<'a, F: Fields>(
     doc: Document<'a>,
     sets: impl IntoIterator<Item = &'a SelectionSet>,
-) -> Option<Vec<(Name, Shown)>> {
-    doc.collect(sets, "Payment")?
+) -> Option<Vec<(Name, F::Part)>> {
+    doc.collect(sets, F::TYPE)?
         .iter()
         .map(|collected| {
             if !collected.is_plain() {
                 return None;
             }
-            Some((collected.key.clone(), Shown::planned(doc, collected)?))
+            Some((collected.key.clone(), F::part(doc, collected)?))
         })
         .collect()
 }
@@ -68,37 +102,6 @@ pub(super) fn sets<'a>(collected: &Collected<'a>) -> impl Iterator<Item = &'a Se
         .map(|field| &field.node.selection_set.node)
 }
 
-/// The columns a page reads for what `connection` (the connection field's selection)
-/// shows of its payments, under every `edges { node }` and `nodes`: the listing's and each
-/// field's own; every column when a field is not known to need only these.
-pub(super) fn columns_shown(doc: Document<'_>, connection: &SelectionSet) -> PaymentColumns {
-    let nodes = || -> Option<Vec<Collected<'_>>> {
-        let mut nodes = Vec::new();
-        for part in doc.collect([connection], "PaymentConnection")? {
-            match part.name() {
-                "edges" => {
-                    for edge in doc.collect(sets(&part), "PaymentEdge")? {
-                        if edge.name() == "node" {
-                            nodes.extend(doc.collect(sets(&edge), "Payment")?);
-                        }
-                    }
-                }
-                "nodes" => nodes.extend(doc.collect(sets(&part), "Payment")?),
-                _ => {}
-            }
-        }
-        Some(nodes)
-    };
-    let Some(nodes) = nodes() else {
-        return PaymentColumns::ALL;
-    };
-    nodes
-        .iter()
-        .fold(PaymentColumns::LISTING, |columns, field| {
-            columns.and(Shown::columns_of(field.name()))
-        })
-}
-
 /// An object of these fields, as async-graphql writes one: null when nothing is selected.
 pub(super) fn object(fields: impl Iterator<Item = (Name, Value)>) -> Value {
     let fields: async_graphql::indexmap::IndexMap<Name, Value> = fields.collect();
@@ -109,33 +112,109 @@ pub(super) fn object(fields: impl Iterator<Item = (Name, Value)>) -> Value {
     }
 }
 
-fn node_value(plan: &[(Name, Shown)], payment: &payment::Payment) -> Value {
+fn node_value<F: Fields>(plan: &[(Name, F::Part)], row: &F::Row) -> Value {
     object(
         plan.iter()
-            .map(|(key, shown)| (key.clone(), shown.value(payment))),
+            .map(|(key, part)| (key.clone(), F::value(part, row))),
     )
 }
 
-fn write_node(
-    plan: &[(Name, Shown)],
-    payment: &payment::Payment,
+fn write_node<F: Fields>(
+    plan: &[(Name, F::Part)],
+    row: &F::Row,
     out: &mut Vec<u8>,
 ) -> serde_json::Result<()> {
-    json::object(out, plan, |out, shown| shown.write(payment, out))
+    json::object(out, plan, |out, part| F::write(part, row, out))
 }
 
-fn shows_leaves_only(plan: &[(Name, Shown)]) -> bool {
-    plan.iter().all(|(_, shown)| shown.is_leaf())
+fn node_answered<F: Fields>(plan: &[(Name, F::Part)], row: &F::Row) -> bool {
+    plan.iter().all(|(_, part)| F::answers(part, row))
 }
 
-/// A list of a page's payments, each shown as `S` shows it.
-pub struct Listed<'c, S> {
-    connection: &'c PaymentConnection,
+/// A connection whose page [`Listed`] lists.
+pub trait Rows: Sync {
+    type Query: Keyset<Row = <Self::Fields as Fields>::Row> + Sync;
+    /// The listed type.
+    type Fields: Fields;
+    /// The edge and node types, resolved the usual way.
+    type Edge: OutputType;
+    type Node: OutputType;
+
+    fn paged(&self) -> &Paged<Self::Query>;
+    /// A row's node, to be resolved field by field.
+    fn node(&self, row: &<Self::Fields as Fields>::Row) -> Self::Node;
+    /// An edge of a cursor and a node.
+    fn edge(cursor: String, node: Self::Node) -> Self::Edge;
+
+    /// The edges, to be resolved field by field.
+    fn edge_list(&self, signer: &Signer) -> Vec<Self::Edge> {
+        let paged = self.paged();
+        paged
+            .rows()
+            .iter()
+            .map(|row| Self::edge(paged.cursor_by(signer, row), self.node(row)))
+            .collect()
+    }
+    /// The nodes, to be resolved field by field.
+    fn node_list(&self) -> Vec<Self::Node> {
+        self.paged()
+            .rows()
+            .iter()
+            .map(|row| self.node(row))
+            .collect()
+    }
+}
+
+/// `edges`, `nodes` and `pageInfo` for a connection that implements [`Rows`]: each list
+/// charged for its rows, then answered by [`Listed`].
+macro_rules! listed_connection {
+    ($connection:ty) => {
+        #[async_graphql::Object]
+        impl $connection {
+            async fn edges(
+                &self,
+                ctx: &async_graphql::Context<'_>,
+            ) -> async_graphql::Result<
+                $crate::graphql::listed::Listed<'_, Self, $crate::graphql::listed::Edges>,
+            > {
+                let rows = $crate::graphql::listed::Rows::paged(self).rows();
+                $crate::graphql::limits::fields::charge_list(ctx, rows.len())?;
+                Ok($crate::graphql::listed::Listed::new(self))
+            }
+            async fn nodes(
+                &self,
+                ctx: &async_graphql::Context<'_>,
+            ) -> async_graphql::Result<
+                $crate::graphql::listed::Listed<'_, Self, $crate::graphql::listed::Nodes>,
+            > {
+                let rows = $crate::graphql::listed::Rows::paged(self).rows();
+                $crate::graphql::limits::fields::charge_list(ctx, rows.len())?;
+                Ok($crate::graphql::listed::Listed::new(self))
+            }
+            async fn page_info(
+                &self,
+                ctx: &async_graphql::Context<'_>,
+            ) -> $crate::graphql::paging::PageInfo<'_> {
+                $crate::graphql::listed::Rows::paged(self)
+                    .page_info(ctx)
+                    .await
+            }
+        }
+    };
+}
+pub(crate) use listed_connection;
+
+type RowOf<C> = <<C as Rows>::Fields as Fields>::Row;
+type PartOf<C> = <<C as Rows>::Fields as Fields>::Part;
+
+/// A list of a page's rows, each shown as `S` shows it.
+pub struct Listed<'c, C, S> {
+    connection: &'c C,
     shape: PhantomData<S>,
 }
 
-impl<'c, S> Listed<'c, S> {
-    pub fn new(connection: &'c PaymentConnection) -> Self {
+impl<'c, C, S> Listed<'c, C, S> {
+    pub fn new(connection: &'c C) -> Self {
         Listed {
             connection,
             shape: PhantomData,
@@ -143,156 +222,14 @@ impl<'c, S> Listed<'c, S> {
     }
 }
 
-/// What a list of a page's payments shows of each: an edge or a node.
-pub trait Shape: Send + Sync {
-    /// The list's type, resolved the usual way.
-    type Usual: OutputType;
-    /// What a selection shows of each payment.
-    type Plan: Send;
-    fn plan(doc: Document<'_>, set: &SelectionSet) -> Option<Self::Plan>;
-    fn value(
-        plan: &Self::Plan,
-        connection: &PaymentConnection,
-        signer: &Signer,
-        payment: &Arc<payment::Payment>,
-    ) -> Value;
-    /// [`Shape::value`] as JSON text.
-    fn write(
-        plan: &Self::Plan,
-        connection: &PaymentConnection,
-        signer: &Signer,
-        payment: &Arc<payment::Payment>,
-        out: &mut Vec<u8>,
-    ) -> serde_json::Result<()>;
-    /// Whether the plan shows leaves only (no object of a payment's, such as `metadata`):
-    /// then its rows cost nothing of their own, and are not read back from the answer.
-    fn leaves_only(plan: &Self::Plan) -> bool;
-    fn usual(connection: &PaymentConnection, signer: &Signer) -> Self::Usual;
-}
-
-/// `edges`: a cursor and a node per payment.
-pub struct Edges;
-
-pub enum EdgePart {
-    Typename,
-    Cursor,
-    Node(Vec<(Name, Shown)>),
-}
-
-impl Shape for Edges {
-    type Usual = Vec<PaymentEdge>;
-    type Plan = Vec<(Name, EdgePart)>;
-
-    fn plan(doc: Document<'_>, set: &SelectionSet) -> Option<Self::Plan> {
-        doc.collect([set], "PaymentEdge")?
-            .iter()
-            .map(|collected| {
-                if !collected.is_plain() {
-                    return None;
-                }
-                let part = match collected.name() {
-                    "__typename" => EdgePart::Typename,
-                    "cursor" => EdgePart::Cursor,
-                    "node" => EdgePart::Node(node_plan(doc, sets(collected))?),
-                    _ => return None,
-                };
-                Some((collected.key.clone(), part))
-            })
-            .collect()
-    }
-
-    fn value(
-        plan: &Self::Plan,
-        connection: &PaymentConnection,
-        signer: &Signer,
-        payment: &Arc<payment::Payment>,
-    ) -> Value {
-        object(plan.iter().map(|(key, part)| {
-            let value = match part {
-                EdgePart::Typename => Value::String(PaymentEdge::type_name().into_owned()),
-                EdgePart::Cursor => Value::String(connection.cursor(signer, payment)),
-                EdgePart::Node(shown) => node_value(shown, payment),
-            };
-            (key.clone(), value)
-        }))
-    }
-
-    fn write(
-        plan: &Self::Plan,
-        connection: &PaymentConnection,
-        signer: &Signer,
-        payment: &Arc<payment::Payment>,
-        out: &mut Vec<u8>,
-    ) -> serde_json::Result<()> {
-        json::object(out, plan, |out, part| match part {
-            EdgePart::Typename => json::string(out, &PaymentEdge::type_name()),
-            EdgePart::Cursor => {
-                connection.write_cursor(signer, payment, out);
-                Ok(())
-            }
-            EdgePart::Node(shown) => write_node(shown, payment, out),
-        })
-    }
-
-    fn leaves_only(plan: &Self::Plan) -> bool {
-        plan.iter().all(|(_, part)| match part {
-            EdgePart::Node(shown) => shows_leaves_only(shown),
-            EdgePart::Typename | EdgePart::Cursor => true,
-        })
-    }
-
-    fn usual(connection: &PaymentConnection, signer: &Signer) -> Self::Usual {
-        connection.edge_list(signer)
-    }
-}
-
-/// `nodes`: the payments themselves.
-pub struct Nodes;
-
-impl Shape for Nodes {
-    type Usual = Vec<super::objects::Payment>;
-    type Plan = Vec<(Name, Shown)>;
-
-    fn plan(doc: Document<'_>, set: &SelectionSet) -> Option<Self::Plan> {
-        node_plan(doc, [set])
-    }
-
-    fn value(
-        plan: &Self::Plan,
-        _: &PaymentConnection,
-        _: &Signer,
-        payment: &Arc<payment::Payment>,
-    ) -> Value {
-        node_value(plan, payment)
-    }
-
-    fn write(
-        plan: &Self::Plan,
-        _: &PaymentConnection,
-        _: &Signer,
-        payment: &Arc<payment::Payment>,
-        out: &mut Vec<u8>,
-    ) -> serde_json::Result<()> {
-        write_node(plan, payment, out)
-    }
-
-    fn leaves_only(plan: &Self::Plan) -> bool {
-        shows_leaves_only(plan)
-    }
-
-    fn usual(connection: &PaymentConnection, _: &Signer) -> Self::Usual {
-        connection.node_list()
-    }
-}
-
-impl<S: Shape> Listed<'_, S> {
+impl<C: Rows, S: Shape<C>> Listed<'_, C, S> {
     /// The page's rows as JSON text, one `Binary` per row (see [`super::json`]).
     fn written(&self, plan: &S::Plan, signer: &Signer) -> serde_json::Result<Value> {
-        let rows = self.connection.rows();
+        let rows = self.connection.paged().rows();
         let mut out = Vec::with_capacity(rows.len() * 256);
         let mut ends = Vec::with_capacity(rows.len());
-        for payment in rows {
-            S::write(plan, self.connection, signer, payment, &mut out)?;
+        for row in rows {
+            S::write(plan, self.connection, signer, row, &mut out)?;
             ends.push(out.len());
         }
         let text = bytes::Bytes::from(out);
@@ -330,7 +267,7 @@ fn as_json(ctx: &ContextSelectionSet<'_>) -> bool {
     document(ctx).given_once(&ctx.query_env.operation.node.selection_set.node, &path)
 }
 
-impl<S: Shape> OutputType for Listed<'_, S> {
+impl<C: Rows, S: Shape<C>> OutputType for Listed<'_, C, S> {
     fn type_name() -> Cow<'static, str> {
         S::Usual::type_name()
     }
@@ -352,9 +289,11 @@ impl<S: Shape> OutputType for Listed<'_, S> {
             .data::<CursorCodec>()
             .map_err(|err| err.into_server_error(field.pos))?
             .signer();
+        let rows = self.connection.paged().rows();
         let plan = match ctx.data_opt::<FieldByField>() {
             Some(_) => None,
-            None => S::plan(document(ctx), &ctx.item.node),
+            None => S::plan(document(ctx), &ctx.item.node)
+                .filter(|plan| rows.iter().all(|row| S::answered(plan, row))),
         };
         match plan {
             Some(plan) if as_json(ctx) && S::leaves_only(&plan) => {
@@ -365,10 +304,8 @@ impl<S: Shape> OutputType for Listed<'_, S> {
                 })
             }
             Some(plan) => Ok(Value::List(
-                self.connection
-                    .rows()
-                    .iter()
-                    .map(|payment| S::value(&plan, self.connection, &signer, payment))
+                rows.iter()
+                    .map(|row| S::value(&plan, self.connection, &signer, row))
                     .collect(),
             )),
             None => S::usual(self.connection, &signer).resolve(ctx, field).await,

@@ -93,12 +93,8 @@ where
         self.page.total
     }
 
-    /// The cursor of one of the page's rows.
-    pub fn cursor(&self, codec: &CursorCodec, row: &K::Row) -> String {
-        self.cursor_by(&codec.signer(), row)
-    }
-
-    /// [`Paged::cursor`], signed by `signer` (taken once for the page's rows).
+    /// The cursor of one of the page's rows, signed by `signer` (taken once for the page's
+    /// rows).
     pub fn cursor_by(&self, signer: &Signer, row: &K::Row) -> String {
         signer.encode_at(
             self.query.sort_key(row),

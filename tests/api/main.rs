@@ -27,6 +27,7 @@ mod key_roll;
 mod lifecycle;
 mod lifecycle_props;
 mod limits;
+mod listed_selections;
 mod merchant_data;
 mod merchant_webhooks;
 mod metrics;

@@ -12,9 +12,10 @@ use crate::domain::cursor::CursorCodec;
 use crate::domain::webhook_endpoint as domain;
 use crate::error::ApiError;
 use crate::graphql::limits::fields::charge_list;
+use crate::graphql::listed::{DeliveryFields, Rows, listed_connection};
 use crate::graphql::loaders::{AccountLoader, PaymentById};
 use crate::graphql::objects::Payment;
-use crate::graphql::paging::{PageInfo, Paged, page_request};
+use crate::graphql::paging::{Paged, page_request};
 use crate::graphql::scalars::DateTime;
 use crate::persistence::merchant_webhooks::DeliveryPageQuery;
 
@@ -120,38 +121,29 @@ pub struct WebhookDeliveryConnection {
     attempts: Arc<AttemptsOf>,
 }
 
-impl WebhookDeliveryConnection {
+impl Rows for WebhookDeliveryConnection {
+    type Query = DeliveryPageQuery;
+    type Fields = DeliveryFields;
+    type Edge = WebhookDeliveryEdge;
+    type Node = WebhookDelivery;
+
+    fn paged(&self) -> &Paged<DeliveryPageQuery> {
+        &self.paged
+    }
+
     fn node(&self, delivery: &Arc<domain::WebhookDelivery>) -> WebhookDelivery {
         WebhookDelivery {
             delivery: delivery.clone(),
             attempts: Some(self.attempts.clone()),
         }
     }
+
+    fn edge(cursor: String, node: WebhookDelivery) -> WebhookDeliveryEdge {
+        WebhookDeliveryEdge { cursor, node }
+    }
 }
 
-#[Object]
-impl WebhookDeliveryConnection {
-    async fn edges(&self, ctx: &Context<'_>) -> Result<Vec<WebhookDeliveryEdge>> {
-        let rows = self.paged.rows();
-        charge_list(ctx, rows.len())?;
-        let codec = ctx.data::<CursorCodec>()?;
-        Ok(rows
-            .iter()
-            .map(|d| WebhookDeliveryEdge {
-                cursor: self.paged.cursor(codec, d),
-                node: self.node(d),
-            })
-            .collect())
-    }
-    async fn nodes(&self, ctx: &Context<'_>) -> Result<Vec<WebhookDelivery>> {
-        let rows = self.paged.rows();
-        charge_list(ctx, rows.len())?;
-        Ok(rows.iter().map(|d| self.node(d)).collect())
-    }
-    async fn page_info(&self, ctx: &Context<'_>) -> PageInfo<'_> {
-        self.paged.page_info(ctx).await
-    }
-}
+listed_connection!(WebhookDeliveryConnection);
 
 /// `WebhookEndpoint.deliveries`: a page of `endpoint`'s deliveries, with their attempts.
 pub(super) async fn page(

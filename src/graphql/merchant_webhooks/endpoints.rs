@@ -11,9 +11,9 @@ use crate::domain::cursor::CursorCodec;
 use crate::domain::time::Timestamp;
 use crate::domain::webhook_endpoint as domain;
 use crate::error::ApiError;
-use crate::graphql::limits::fields::charge_list;
+use crate::graphql::listed::{EndpointFields, Rows, listed_connection};
 use crate::graphql::objects::PaymentStatus;
-use crate::graphql::paging::{PageInfo, Paged, page_request};
+use crate::graphql::paging::{Paged, page_request};
 use crate::graphql::scalars::DateTime;
 use crate::persistence::merchant_webhooks::EndpointPageQuery;
 
@@ -86,29 +86,26 @@ pub struct WebhookEndpointConnection {
     paged: Paged<EndpointPageQuery>,
 }
 
-#[Object]
-impl WebhookEndpointConnection {
-    async fn edges(&self, ctx: &Context<'_>) -> Result<Vec<WebhookEndpointEdge>> {
-        let rows = self.paged.rows();
-        charge_list(ctx, rows.len())?;
-        let codec = ctx.data::<CursorCodec>()?;
-        Ok(rows
-            .iter()
-            .map(|e| WebhookEndpointEdge {
-                cursor: self.paged.cursor(codec, e),
-                node: WebhookEndpoint(e.clone()),
-            })
-            .collect())
+impl Rows for WebhookEndpointConnection {
+    type Query = EndpointPageQuery;
+    type Fields = EndpointFields;
+    type Edge = WebhookEndpointEdge;
+    type Node = WebhookEndpoint;
+
+    fn paged(&self) -> &Paged<EndpointPageQuery> {
+        &self.paged
     }
-    async fn nodes(&self, ctx: &Context<'_>) -> Result<Vec<WebhookEndpoint>> {
-        let rows = self.paged.rows();
-        charge_list(ctx, rows.len())?;
-        Ok(rows.iter().cloned().map(WebhookEndpoint).collect())
+
+    fn node(&self, endpoint: &Arc<domain::WebhookEndpoint>) -> WebhookEndpoint {
+        WebhookEndpoint(endpoint.clone())
     }
-    async fn page_info(&self, ctx: &Context<'_>) -> PageInfo<'_> {
-        self.paged.page_info(ctx).await
+
+    fn edge(cursor: String, node: WebhookEndpoint) -> WebhookEndpointEdge {
+        WebhookEndpointEdge { cursor, node }
     }
 }
+
+listed_connection!(WebhookEndpointConnection);
 
 /// `Query.webhookEndpoints`.
 pub async fn endpoints(

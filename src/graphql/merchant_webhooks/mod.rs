@@ -14,7 +14,7 @@ use super::paging::Listing;
 use crate::domain::ids::IdKind;
 use crate::merchant_webhooks::endpoints::WebhookEndpoints;
 
-pub use deliveries::{WebhookDelivery, delivery_node};
+pub use deliveries::{WebhookDelivery, WebhookDeliveryStatus, delivery_node};
 pub use endpoints::{WebhookEndpoint, WebhookEndpointConnection, endpoint_node, endpoints};
 pub use mutations::{
     CreateWebhookEndpointInput, CreateWebhookEndpointPayload, DeleteWebhookEndpointPayload,

@@ -1,0 +1,69 @@
+//! A page of payments: every scalar field of `Payment` (and `metadata`, `nextAction`) answered
+//! from the row ([`Shown`]), and the columns a page reads for what its selection shows.
+
+use std::sync::Arc;
+
+use async_graphql::Value;
+use async_graphql::parser::types::SelectionSet;
+
+use super::{Fields, sets};
+use crate::graphql::selection::{Collected, Document};
+use crate::graphql::shown::Shown;
+use crate::persistence::payment_pages::PaymentColumns;
+use crate::persistence::payments;
+
+/// `Payment`, from its row.
+pub struct PaymentFields;
+
+impl Fields for PaymentFields {
+    type Row = Arc<payments::Payment>;
+    type Part = Shown;
+    const TYPE: &'static str = "Payment";
+
+    fn part(doc: Document<'_>, collected: &Collected<'_>) -> Option<Shown> {
+        Shown::planned(doc, collected)
+    }
+
+    fn value(part: &Shown, row: &Self::Row) -> Value {
+        part.value(row)
+    }
+
+    fn write(part: &Shown, row: &Self::Row, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        part.write(row, out)
+    }
+
+    fn is_leaf(part: &Shown) -> bool {
+        part.is_leaf()
+    }
+}
+
+/// The columns a page reads for what `connection` (the connection field's selection)
+/// shows of its payments, under every `edges { node }` and `nodes`: the listing's and each
+/// field's own; every column when a field is not known to need only these.
+pub fn columns_shown(doc: Document<'_>, connection: &SelectionSet) -> PaymentColumns {
+    let nodes = || -> Option<Vec<Collected<'_>>> {
+        let mut nodes = Vec::new();
+        for part in doc.collect([connection], "PaymentConnection")? {
+            match part.name() {
+                "edges" => {
+                    for edge in doc.collect(sets(&part), "PaymentEdge")? {
+                        if edge.name() == "node" {
+                            nodes.extend(doc.collect(sets(&edge), "Payment")?);
+                        }
+                    }
+                }
+                "nodes" => nodes.extend(doc.collect(sets(&part), "Payment")?),
+                _ => {}
+            }
+        }
+        Some(nodes)
+    };
+    let Some(nodes) = nodes() else {
+        return PaymentColumns::ALL;
+    };
+    nodes
+        .iter()
+        .fold(PaymentColumns::LISTING, |columns, field| {
+            columns.and(Shown::columns_of(field.name()))
+        })
+}
