@@ -12,6 +12,9 @@
 //! document with and without the filter), and the two page statements' `EXPLAIN (ANALYZE,
 //! BUFFERS)` are printed.
 //!
+//! A third account's event log (the changes of 200 payments made through the API) is read a
+//! page of 50 at a time, with and without each event's payment.
+//!
 //! Settings: `LOAD_READ_ROWS` (default 1,000,000; 0 skips the reads), and the load
 //! benchmark's `LOAD_SECONDS`, `LOAD_POSTGRES_URL`.
 
@@ -78,7 +81,7 @@ fn measure(
     ]
     .concat();
     let mut accounts = Vec::new();
-    for name in ["reads", "other"] {
+    for name in ["reads", "other", "events"] {
         let created = graphpay(&env)
             .args(["account", "create", "--name", name, "--json"])
             .output()?;
@@ -94,8 +97,12 @@ fn measure(
     let (account, key) = accounts[0].clone();
     // The gateway makes its cursor secret when it first starts; a client token, as the
     // dashboard holds one, is made there too.
-    let token = client_token(&start_gateway(&env)?.address, &key)?;
+    let first = start_gateway(&env)?;
+    let token = client_token(&first.address, &key)?;
     let other = accounts[1].0.clone();
+    let events_key = accounts[2].1.clone();
+    log_events(&first.address, &events_key)?;
+    drop(first);
 
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -247,6 +254,13 @@ fn measure(
                 &bodies.details_by_id,
             ),
             ("first page, unfiltered", "body", &key, &bodies.unfiltered),
+            ("event log page", "body", &events_key, &bodies.events),
+            (
+                "event log page, each event's payment",
+                "body",
+                &events_key,
+                &bodies.events_with_payment,
+            ),
             (
                 "first page, filtered by one metadata entry (10%)",
                 "body",
@@ -329,6 +343,10 @@ struct Bodies {
     /// metadata entry.
     unfiltered: String,
     filtered: String,
+    /// A page of 50 of the event log: each event's id, type and time, and the same with the
+    /// payment as each change left it.
+    events: String,
+    events_with_payment: String,
 }
 
 /// The metadata entry one payment in ten carries.
@@ -342,6 +360,10 @@ fn spring() -> PaymentFilter {
         ..PaymentFilter::default()
     }
 }
+
+const EVENTS_PAGE: &str = "query Events { events(first: 50) { edges { cursor node { id type createdAt } } pageInfo { hasNextPage endCursor } } }";
+
+const EVENTS_WITH_PAYMENT: &str = "query Events { events(first: 50) { edges { cursor node { id type createdAt payment { id status amount currency description } } } pageInfo { hasNextPage endCursor } } }";
 
 const FILTERED_PAGE: &str = "query Page($filter: PaymentFilter) { payments(first: 50, filter: $filter) { edges { cursor node { id amount currency status createdAt } } pageInfo { hasNextPage endCursor } } }";
 
@@ -389,6 +411,11 @@ impl Bodies {
                 serde_json::json!({"query": FILTERED_PAGE, "variables": {"filter":
                     {"metadata": [{"key": "campaign", "value": "spring"}]}}}),
             )?,
+            events: file("events", serde_json::json!({ "query": EVENTS_PAGE }))?,
+            events_with_payment: file(
+                "events-payment",
+                serde_json::json!({ "query": EVENTS_WITH_PAYMENT }),
+            )?,
         })
     }
 
@@ -399,10 +426,42 @@ impl Bodies {
             &self.details_by_id,
             &self.unfiltered,
             &self.filtered,
+            &self.events,
+            &self.events_with_payment,
         ] {
             let _ = std::fs::remove_file(path);
         }
     }
+}
+
+/// Payments made through the API for the account whose secret key is `key`: 200, each
+/// charged at once, so that its event log holds their changes (two or more each), newest
+/// first in pages of 50.
+fn log_events(address: &str, key: &str) -> Result<(), BoxError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let client = reqwest::Client::new();
+        for n in 0..200 {
+            let answer: serde_json::Value = client
+                .post(format!("{address}/graphql"))
+                .bearer_auth(key)
+                .json(&serde_json::json!({
+                    "query": "mutation($input: CreatePaymentInput!, $key: String!) { createPayment(input: $input, idempotencyKey: $key) { payment { status } } }",
+                    "variables": {"key": format!("events-{n}"), "input": {"amount": 1000 + n,
+                        "currency": "USD", "source": "tok_visa", "description": format!("order {n}")}}
+                }))
+                .send()
+                .await?
+                .json()
+                .await?;
+            if answer["data"]["createPayment"]["payment"]["status"] != "SUCCEEDED" {
+                return Err(format!("a payment for the event log failed: {answer}").into());
+            }
+        }
+        Ok(())
+    })
 }
 
 /// A client token of the account whose secret key is `key`, reading payments for a day, as
