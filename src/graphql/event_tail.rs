@@ -69,6 +69,7 @@ pub async fn events(
                 after: Some(start),
                 before: None,
             },
+            snapshots: true,
         },
         db,
         service,

@@ -9,7 +9,7 @@ use async_graphql::dataloader::DataLoader;
 use async_graphql::{Context, ID, InputObject, Object, Result, SimpleObject};
 
 use super::Viewer;
-use super::listed::{EventFields, Rows, listed_connection};
+use super::listed::{self, EventFields, Rows, listed_connection};
 use super::loaders::{AccountLoader, PaymentById};
 use super::objects::{Payment, PaymentStatus, Refund};
 use super::paging::{Listing, Paged, page_size, position};
@@ -246,6 +246,10 @@ pub async fn events(
         },
         filter,
         kept_since,
+        snapshots: listed::shows_snapshots(
+            listed::document(ctx),
+            &ctx.item.node.selection_set.node,
+        ),
     };
     let page = keyset::fetch(ctx.data::<Db>()?, &query)
         .await

@@ -34,7 +34,7 @@ use super::selection::{Collected, Document};
 use crate::domain::cursor::{CursorCodec, Signer};
 use crate::persistence::keyset::Keyset;
 
-pub use events::EventFields;
+pub use events::{EventFields, shows_snapshots};
 pub use payments::{PaymentFields, columns_shown};
 pub use shapes::{Edges, Nodes, Shape};
 pub use webhooks::{DeliveryFields, EndpointFields};
@@ -100,6 +100,32 @@ pub(super) fn sets<'a>(collected: &Collected<'a>) -> impl Iterator<Item = &'a Se
         .fields
         .iter()
         .map(|field| &field.node.selection_set.node)
+}
+
+/// The fields a connection's selection (`connection`, of type `C`) shows of its objects
+/// (of type `F`), under every `edges { node }` and `nodes`, merged by key within each;
+/// `None` where the selection is not collected (see [`Document::collect`]).
+pub(super) fn fields_shown<'a>(
+    doc: Document<'a>,
+    connection: &'a SelectionSet,
+    types: [&str; 3],
+) -> Option<Vec<Collected<'a>>> {
+    let [connection_type, edge_type, node_type] = types;
+    let mut shown = Vec::new();
+    for part in doc.collect([connection], connection_type)? {
+        match part.name() {
+            "edges" => {
+                for edge in doc.collect(sets(&part), edge_type)? {
+                    if edge.name() == "node" {
+                        shown.extend(doc.collect(sets(&edge), node_type)?);
+                    }
+                }
+            }
+            "nodes" => shown.extend(doc.collect(sets(&part), node_type)?),
+            _ => {}
+        }
+    }
+    Some(shown)
 }
 
 /// An object of these fields, as async-graphql writes one: null when nothing is selected.

@@ -55,6 +55,10 @@ pub struct EventPageQuery {
     /// The oldest event kept for readers (the retention's edge).
     pub kept_since: Timestamp,
     pub request: super::keyset::PageRequest,
+    /// Whether the page reads the payment and the refund as each change left them (the rows'
+    /// snapshots, JSON parsed for every row): a page whose selection shows neither leaves
+    /// them unread, and its events' `payment` and `refund` are then `None`.
+    pub snapshots: bool,
 }
 
 impl Keyset for EventPageQuery {
@@ -100,6 +104,22 @@ impl Keyset for EventPageQuery {
 
     fn window(&self) -> Window<'_> {
         self.request.window()
+    }
+
+    fn columns(&self, select: Select<payment_events::Entity>) -> Select<payment_events::Entity> {
+        use payment_events::Column;
+        use sea_orm::{IdenStatic, Iterable, QuerySelect};
+        if self.snapshots {
+            return select;
+        }
+        let unread = |column: &Column| matches!(column, Column::Snapshot | Column::RefundSnapshot);
+        let mut select = select
+            .select_only()
+            .columns(Column::iter().filter(|column| !unread(column)));
+        for column in Column::iter().filter(unread) {
+            select = select.expr_as(Expr::cust("CAST(NULL AS TEXT)"), column.as_str());
+        }
+        select
     }
 
     fn row(&self, row: &QueryResult) -> Result<Arc<LoggedEvent>, DbError> {

@@ -342,6 +342,49 @@ async fn event_and_webhook_pages_answer_alike_written_from_their_rows_or_field_b
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 
+    // An event's payment is the payment as its change left it, however the document reaches
+    // it (the page reads the rows' snapshots only when it shows a payment or a refund): a
+    // `payment.<status>` event's payment has that status, although every payment has moved
+    // on from `processing` since.
+    for shown in [
+        "edges { node { type payment { status } } }",
+        "edges { ...E } } } fragment E on EventEdge { node { ... on Event { type payment { status } } } } #",
+        "nodes { type ... { payment @include(if: true) { status } } }",
+        "... on EventConnection { nodes { ...P type } } } } fragment P on Event { payment { status } } #",
+    ] {
+        let (document, _) = shown.split_once('#').unwrap_or((shown, ""));
+        let document = if shown.contains('#') {
+            format!("{{ events(first: 50) {{ {document}")
+        } else {
+            format!("{{ events(first: 50) {{ {document} }} }}")
+        };
+        let page = app.query(&key, &document, json!({})).await;
+        let list = page["events"]["edges"]
+            .as_array()
+            .or(page["events"]["nodes"].as_array())
+            .expect("a list");
+        let mut processing = 0;
+        for item in list {
+            let event = if item.get("node").is_some() {
+                &item["node"]
+            } else {
+                item
+            };
+            let event_type = event["type"].as_str().expect("a type");
+            if let Some(status) = event_type.strip_prefix("payment.")
+                && status != "updated"
+            {
+                assert_eq!(
+                    event["payment"]["status"],
+                    status.to_uppercase(),
+                    "{document}: {page}"
+                );
+                processing += usize::from(status == "processing");
+            }
+        }
+        assert!(processing >= 3, "{document}: {page}");
+    }
+
     // An event written before the log kept its payment: its resolver loads the payment.
     let first = app
         .query(&key, "{ events(first: 1) { nodes { id } } }", json!({}))

@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
+use async_graphql::parser::types::SelectionSet;
 use async_graphql::{Name, OutputType, ScalarType, Value};
 
-use super::{Fields, PaymentFields, object, plan_of, sets};
+use super::{Fields, PaymentFields, fields_shown, object, plan_of, sets};
 use crate::graphql::events::Event;
 use crate::graphql::json;
 use crate::graphql::scalars::DateTime;
@@ -88,4 +89,15 @@ impl Fields for EventFields {
             _ => true,
         }
     }
+}
+
+/// Whether the events connection's selection (`connection`) shows an event's `payment` or
+/// `refund`, which are read from the rows' snapshots; true where it is not known.
+pub fn shows_snapshots(doc: Document<'_>, connection: &SelectionSet) -> bool {
+    let types = ["EventConnection", "EventEdge", "Event"];
+    fields_shown(doc, connection, types).is_none_or(|fields| {
+        fields
+            .iter()
+            .any(|field| matches!(field.name(), "payment" | "refund"))
+    })
 }

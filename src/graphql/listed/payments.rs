@@ -6,7 +6,7 @@ use std::sync::Arc;
 use async_graphql::Value;
 use async_graphql::parser::types::SelectionSet;
 
-use super::{Fields, sets};
+use super::{Fields, fields_shown};
 use crate::graphql::selection::{Collected, Document};
 use crate::graphql::shown::Shown;
 use crate::persistence::payment_pages::PaymentColumns;
@@ -41,24 +41,8 @@ impl Fields for PaymentFields {
 /// shows of its payments, under every `edges { node }` and `nodes`: the listing's and each
 /// field's own; every column when a field is not known to need only these.
 pub fn columns_shown(doc: Document<'_>, connection: &SelectionSet) -> PaymentColumns {
-    let nodes = || -> Option<Vec<Collected<'_>>> {
-        let mut nodes = Vec::new();
-        for part in doc.collect([connection], "PaymentConnection")? {
-            match part.name() {
-                "edges" => {
-                    for edge in doc.collect(sets(&part), "PaymentEdge")? {
-                        if edge.name() == "node" {
-                            nodes.extend(doc.collect(sets(&edge), "Payment")?);
-                        }
-                    }
-                }
-                "nodes" => nodes.extend(doc.collect(sets(&part), "Payment")?),
-                _ => {}
-            }
-        }
-        Some(nodes)
-    };
-    let Some(nodes) = nodes() else {
+    let types = ["PaymentConnection", "PaymentEdge", "Payment"];
+    let Some(nodes) = fields_shown(doc, connection, types) else {
         return PaymentColumns::ALL;
     };
     nodes
