@@ -5,6 +5,7 @@ use async_graphql::{ComplexObject, Context, Enum, InputObject, Object, Result, S
 
 use std::sync::Arc;
 
+use super::direct::Direct;
 use super::limits::fields::charge_list;
 use super::listed::{self, Edges, Listed, Nodes, PaymentFields, Rows};
 use super::merchant_data::MetadataEntryInput;
@@ -172,21 +173,23 @@ impl Rows for PaymentConnection {
     type Query = PageQuery;
     type Fields = PaymentFields;
     type Edge = PaymentEdge;
-    type Node = Payment;
+    type Node = Direct;
 
     fn paged(&self) -> &Paged<PageQuery> {
         &self.paged
     }
 
-    fn node(&self, payment: &Arc<crate::persistence::payments::Payment>) -> Payment {
-        Payment {
+    /// A payment of the page, its fields answered as a payment on its own is (the row's
+    /// written straight in, `events` and `refunds` by the page's loaders).
+    fn node(&self, payment: &Arc<crate::persistence::payments::Payment>) -> Direct {
+        Direct(Payment {
             payment: payment.clone(),
             page: Some(self.relations.clone()),
             as_of_change: false,
-        }
+        })
     }
 
-    fn edge(cursor: String, node: Payment) -> PaymentEdge {
+    fn edge(cursor: String, node: Direct) -> PaymentEdge {
         PaymentEdge { cursor, node }
     }
 }
@@ -227,12 +230,12 @@ pub struct PaymentEdge {
     /// Opaque; pass it as `after` or `before` with the same filter and order.
     pub cursor: String,
     #[graphql(skip)]
-    node: Payment,
+    node: Direct,
 }
 
 #[ComplexObject]
 impl PaymentEdge {
-    async fn node(&self) -> &Payment {
+    async fn node(&self) -> &Direct {
         &self.node
     }
 }

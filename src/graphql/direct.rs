@@ -1,6 +1,8 @@
-//! A payment answered on its own (`payment(id)`, `node`, `nodes`): the fields of its selection
-//! that its row answers are written straight into the answer, as a page's nodes are
-//! ([`super::listed`]), and `events` and `refunds` are resolved by their loaders beside them.
+//! A payment answered on its own (`payment(id)`, `node`, `nodes`, and each payment of a page
+//! whose selection [`super::listed`] does not write whole, such as one showing `events`): the
+//! fields of its selection that its row answers are written straight into the answer, and
+//! `events` and `refunds` are resolved by their loaders beside them (a page's payments by the
+//! page's, one statement for the page).
 
 use std::borrow::Cow;
 

@@ -9,9 +9,10 @@
 //! a page read. These values need no waiting, so they are written in order instead, to the
 //! same answer: the selection is first collected as execution would ([`super::selection`]).
 //! A selection with anything else (a payment's `events`, a field with arguments, a directive)
-//! is resolved the usual way. Over HTTP, a query's rows of leaves are written as JSON text,
-//! without a value tree ([`super::json`]). A payment on its own takes the same path
-//! ([`super::direct`]). What each listed type's rows answer is in this module's children.
+//! is resolved the usual way: a page's payments then each as a payment on its own
+//! ([`super::direct`]: the row's fields written, `events` and `refunds` by the page's
+//! loaders). Over HTTP, a query's rows of leaves are written as JSON text, without a value
+//! tree ([`super::json`]). What each listed type's rows answer is in this module's children.
 
 mod events;
 mod payments;

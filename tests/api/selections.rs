@@ -270,11 +270,16 @@ on_both_backends! {
             .another_instance_with(|config| config.resolve_field_by_field = true)
             .await;
         let mut sweep = Sweep::new(0x9e37_79b9_7f4a_7c15);
-        for round in 0..80 {
-            let document = sweep.document(["CREATED_AT", "AMOUNT"][round % 2]);
-            let fast = answer(&app, &key, &document).await;
-            let usual = answer(&slow, &key, &document).await;
-            same(&fast, &usual, &document);
+        // Then pages whose payments also show their events and refunds: each payment's row
+        // fields written straight in, the nested lists by the page's loaders.
+        for (nested, rounds) in [(false, 80), (true, 40)] {
+            sweep.nested = nested;
+            for round in 0..rounds {
+                let document = sweep.document(["CREATED_AT", "AMOUNT"][round % 2]);
+                let fast = answer(&app, &key, &document).await;
+                let usual = answer(&slow, &key, &document).await;
+                same(&fast, &usual, &document);
+            }
         }
         // A payment on its own is answered alike too, its events and refunds (resolved by
         // their loaders beside the row's fields) among its fields. The usual path places
