@@ -129,6 +129,11 @@ pub(super) fn fields_shown<'a>(
     Some(shown)
 }
 
+/// A text field's value: its string, or null.
+pub(super) fn text(text: &Option<String>) -> Value {
+    text.clone().map_or(Value::Null, Value::String)
+}
+
 /// An object of these fields, as async-graphql writes one: null when nothing is selected.
 pub(super) fn object(fields: impl Iterator<Item = (Name, Value)>) -> Value {
     let fields: async_graphql::indexmap::IndexMap<Name, Value> = fields.collect();

@@ -8,6 +8,7 @@ use async_graphql::{Name, OutputType, ScalarType, Value};
 
 use super::json;
 use super::lifecycle::{CancellationReason, CaptureMethod, NextAction, NextActionType};
+use super::listed::text;
 use super::objects::{Payment, PaymentStatus};
 use super::scalars::{Currency, DateTime};
 use super::selection::{Collected, Document};
@@ -190,7 +191,6 @@ impl Shown {
 
     /// The field's value, as `Payment`'s resolver of the same name gives it.
     pub fn value(&self, payment: &payment::Payment) -> Value {
-        let text = |text: &Option<String>| text.clone().map_or(Value::Null, Value::String);
         match self {
             Shown::Typename => Value::String(Payment::type_name().into_owned()),
             Shown::Id => Value::String(payment.id.clone()),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use async_graphql::resolver_utils::enum_value;
 use async_graphql::{OutputType, ScalarType, Value};
 
-use super::Fields;
+use super::{Fields, text};
 use crate::domain::time::Timestamp;
 use crate::domain::webhook_endpoint as domain;
 use crate::graphql::json;
@@ -15,10 +15,6 @@ use crate::graphql::merchant_webhooks::{WebhookDelivery, WebhookDeliveryStatus, 
 use crate::graphql::objects::PaymentStatus;
 use crate::graphql::scalars::DateTime;
 use crate::graphql::selection::{Collected, Document};
-
-fn text(text: &Option<String>) -> Value {
-    text.clone().map_or(Value::Null, Value::String)
-}
 
 fn instant(at: Option<Timestamp>) -> Value {
     at.map_or(Value::Null, |at| DateTime(at).to_value())
