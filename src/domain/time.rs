@@ -35,26 +35,36 @@ impl Timestamp {
     }
 
     /// RFC 3339 in UTC with exactly six fractional digits, e.g. `2026-11-30T04:01:48.000120Z`.
-    ///
-    /// Written digit by digit into a fixed buffer (a page of 50 payments writes 50 of these);
-    /// years outside 0..=9999 go through `format!`.
     pub fn to_rfc3339(self) -> String {
-        let dt = self.to_datetime();
-        let Ok(year) = u32::try_from(dt.year()) else {
-            return self.to_rfc3339_formatted();
-        };
-        if year > 9999 {
-            return self.to_rfc3339_formatted();
+        match self.rfc3339_bytes() {
+            Some(text) => text.iter().map(|&b| char::from(b)).collect(),
+            None => self.to_rfc3339_formatted(),
         }
+    }
+
+    /// [`Timestamp::to_rfc3339`]'s ASCII text, written digit by digit into a fixed buffer from
+    /// the civil date of the day (a page of 50 payments writes 50 of these); `None` for years
+    /// outside 0..=9999, which need more than four digits or a sign.
+    pub fn rfc3339_bytes(self) -> Option<[u8; 27]> {
+        /// 0000-01-01T00:00:00Z and the last microsecond of 9999.
+        const FIRST: i64 = -62_167_219_200_000_000;
+        const LAST: i64 = 253_402_300_799_999_999;
+        if !(FIRST..=LAST).contains(&self.0) {
+            return None;
+        }
+        let days = self.0.div_euclid(86_400_000_000);
+        let of_day = self.0.rem_euclid(86_400_000_000);
+        let (year, month, day) = civil_from_days(days);
+        let seconds = of_day / 1_000_000;
         let mut text = *b"0000-00-00T00:00:00.000000Z";
         for (at, width, value) in [
             (0, 4, year),
-            (5, 2, u32::from(u8::from(dt.month()))),
-            (8, 2, u32::from(dt.day())),
-            (11, 2, u32::from(dt.hour())),
-            (14, 2, u32::from(dt.minute())),
-            (17, 2, u32::from(dt.second())),
-            (20, 6, dt.microsecond()),
+            (5, 2, month),
+            (8, 2, day),
+            (11, 2, seconds / 3_600),
+            (14, 2, seconds / 60 % 60),
+            (17, 2, seconds % 60),
+            (20, 6, of_day % 1_000_000),
         ] {
             let mut value = value;
             for digit in text[at..at + width].iter_mut().rev() {
@@ -62,9 +72,7 @@ impl Timestamp {
                 value /= 10;
             }
         }
-        std::str::from_utf8(&text)
-            .map(str::to_owned)
-            .unwrap_or_default()
+        Some(text)
     }
 
     fn to_rfc3339_formatted(self) -> String {
@@ -97,6 +105,25 @@ impl Timestamp {
     }
 }
 
+/// The proleptic Gregorian (year, month, day) of `days` since 1970-01-01: Howard Hinnant's
+/// `civil_from_days`, on eras of 400 years that begin on March 1st.
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let of_era = z.rem_euclid(146_097);
+    let year_of_era = (of_era - of_era / 1_460 + of_era / 36_524 - of_era / 146_096) / 365;
+    let of_year = of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let from_march = (5 * of_year + 2) / 153;
+    let day = of_year - (153 * from_march + 2) / 5 + 1;
+    let month = if from_march < 10 {
+        from_march + 3
+    } else {
+        from_march - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,6 +144,26 @@ mod tests {
             let t = Timestamp::from_micros(micros);
             proptest::prop_assert_eq!(t.to_rfc3339(), t.to_rfc3339_formatted());
         }
+    }
+
+    #[test]
+    fn the_ends_of_four_digit_years_and_the_epoch_are_written_exactly() {
+        for (micros, text) in [
+            (-62_167_219_200_000_000, "0000-01-01T00:00:00.000000Z"),
+            (253_402_300_799_999_999, "9999-12-31T23:59:59.999999Z"),
+            (-1, "1969-12-31T23:59:59.999999Z"),
+            (951_782_400_000_000, "2000-02-29T00:00:00.000000Z"),
+        ] {
+            assert_eq!(Timestamp::from_micros(micros).to_rfc3339(), text);
+        }
+        assert_eq!(
+            Timestamp::from_micros(-62_167_219_200_000_001).rfc3339_bytes(),
+            None
+        );
+        assert_eq!(
+            Timestamp::from_micros(253_402_300_800_000_000).rfc3339_bytes(),
+            None
+        );
     }
 
     #[test]

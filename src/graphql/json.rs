@@ -14,6 +14,8 @@
 use async_graphql::resolver_utils::EnumType;
 use async_graphql::{Name, Value};
 
+use crate::domain::time::Timestamp;
+
 /// In a request's data: its answer is written by [`write_value`], so rows may be carried in it
 /// as their JSON text.
 #[derive(Clone, Copy, Debug)]
@@ -35,14 +37,27 @@ pub fn write_value(out: &mut Vec<u8>, value: &Value) -> serde_json::Result<()> {
             out.push(b']');
         }
         Value::Object(fields) => entries(out, fields, write_value)?,
+        Value::String(text) => string(out, text)?,
+        Value::Enum(name) => string(out, name)?,
+        Value::Boolean(true) => out.extend_from_slice(b"true"),
+        Value::Boolean(false) => out.extend_from_slice(b"false"),
+        Value::Null => out.extend_from_slice(b"null"),
         leaf => serde_json::to_writer(&mut *out, leaf)?,
     }
     Ok(())
 }
 
-/// A string, escaped as serde_json escapes it.
+/// A string, escaped as serde_json escapes it: a string with nothing to escape (no `"`, `\\`
+/// or control character below U+0020; every name and id, most text) is copied as it is.
 pub fn string(out: &mut Vec<u8>, text: &str) -> serde_json::Result<()> {
-    serde_json::to_writer(out, text)
+    if text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        return serde_json::to_writer(out, text);
+    }
+    out.reserve(text.len() + 2);
+    out.push(b'"');
+    out.extend_from_slice(text.as_bytes());
+    out.push(b'"');
+    Ok(())
 }
 
 /// A string, or null.
@@ -58,7 +73,21 @@ pub fn optional(out: &mut Vec<u8>, text: Option<&str>) -> serde_json::Result<()>
 
 /// An integer.
 pub fn integer(out: &mut Vec<u8>, n: i64) -> serde_json::Result<()> {
-    serde_json::to_writer(out, &n)
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+    Ok(())
+}
+
+/// A `DateTime`, as its scalar answers it ([`Timestamp::to_rfc3339`]).
+pub fn timestamp(out: &mut Vec<u8>, at: Timestamp) -> serde_json::Result<()> {
+    match at.rfc3339_bytes() {
+        Some(text) => {
+            out.push(b'"');
+            out.extend_from_slice(&text);
+            out.push(b'"');
+            Ok(())
+        }
+        None => string(out, &at.to_rfc3339()),
+    }
 }
 
 /// An enum's value, by its name in the schema (as async-graphql's `enum_value` names it).
@@ -142,6 +171,28 @@ mod tests {
             Value::Binary(bytes::Bytes::from_static(b"null")),
         ]);
         assert_eq!(written(&rows), r#"[{"id":"pay_1"},null]"#);
+    }
+
+    proptest::proptest! {
+        /// Copied or escaped, a string is written as serde_json writes it.
+        #[test]
+        fn a_string_is_written_as_serde_json_writes_it(text in "(\\PC|[\"\\\\\u{0}-\u{1f}\u{7f}é€])*") {
+            let mut out = Vec::new();
+            string(&mut out, &text).expect("written");
+            proptest::prop_assert_eq!(out, serde_json::to_vec(&text).expect("serialized"));
+        }
+
+        /// An integer and a time are written as their values are.
+        #[test]
+        fn numbers_and_times_are_written_as_their_values(n: i64, micros: i64) {
+            let mut out = Vec::new();
+            integer(&mut out, n).expect("written");
+            proptest::prop_assert_eq!(&out, &serde_json::to_vec(&n).expect("serialized"));
+            let at = Timestamp::from_micros(micros);
+            out.clear();
+            timestamp(&mut out, at).expect("written");
+            proptest::prop_assert_eq!(out, serde_json::to_vec(&at.to_rfc3339()).expect("serialized"));
+        }
     }
 
     #[test]

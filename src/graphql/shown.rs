@@ -185,6 +185,8 @@ impl Shown {
             Shown::Reference => json::optional(out, payment.reference.as_deref()),
             Shown::FailureCode => json::optional(out, payment.failure_code.as_deref()),
             Shown::FailureMessage => json::optional(out, payment.failure_message.as_deref()),
+            Shown::CreatedAt => json::timestamp(out, payment.created_at),
+            Shown::UpdatedAt => json::timestamp(out, payment.updated_at),
             _ => json::write_value(out, &self.value(payment)),
         }
     }

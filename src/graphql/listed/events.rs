@@ -73,6 +73,7 @@ impl Fields for EventFields {
         match part {
             EventPart::Id => json::string(out, &row.event.id),
             EventPart::Type => json::string(out, &row.event.event_type),
+            EventPart::CreatedAt => json::timestamp(out, row.event.created_at),
             _ => json::write_value(out, &Self::value(part, row)),
         }
     }

@@ -89,6 +89,7 @@ impl Fields for EndpointFields {
         match part {
             EndpointPart::Id => json::string(out, &row.id),
             EndpointPart::Url => json::string(out, &row.url),
+            EndpointPart::CreatedAt => json::timestamp(out, row.created_at),
             _ => json::write_value(out, &Self::value(part, row)),
         }
     }
@@ -153,6 +154,7 @@ impl Fields for DeliveryFields {
             DeliveryPart::Id => json::string(out, &row.id),
             DeliveryPart::EventId => json::string(out, &row.event_id),
             DeliveryPart::EventType => json::string(out, &row.event_type),
+            DeliveryPart::CreatedAt => json::timestamp(out, row.created_at),
             DeliveryPart::Status => json::enumerated(out, WebhookDeliveryStatus::from(row.status)),
             _ => json::write_value(out, &Self::value(part, row)),
         }
