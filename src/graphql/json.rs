@@ -50,7 +50,7 @@ pub fn write_value(out: &mut Vec<u8>, value: &Value) -> serde_json::Result<()> {
 /// A string, escaped as serde_json escapes it: a string with nothing to escape (no `"`, `\\`
 /// or control character below U+0020; every name and id, most text) is copied as it is.
 pub fn string(out: &mut Vec<u8>, text: &str) -> serde_json::Result<()> {
-    if text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+    if needs_escaping(text.as_bytes()) {
         return serde_json::to_writer(out, text);
     }
     out.reserve(text.len() + 2);
@@ -58,6 +58,36 @@ pub fn string(out: &mut Vec<u8>, text: &str) -> serde_json::Result<()> {
     out.extend_from_slice(text.as_bytes());
     out.push(b'"');
     Ok(())
+}
+
+/// Whether any byte is one serde_json escapes: `"`, `\\` or below 0x20. Eight bytes at a time:
+/// a byte of `x` is zero exactly where `(x - 0x01..) & !x & 0x80..` has its high bit, and a
+/// byte is below 0x20 exactly where `(x - 0x20..) & !x & 0x80..` has it (no borrow reaches a
+/// byte above a flagged one unflagged, so "any" is exact).
+fn needs_escaping(bytes: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGH;
+    let escaped = |word: [u8; 8]| {
+        let x = u64::from_ne_bytes(word);
+        below(x, 0x20)
+            | below(x ^ (ONES * u64::from(b'"')), 1)
+            | below(x ^ (ONES * u64::from(b'\\')), 1)
+            != 0
+    };
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        if escaped(word) {
+            return true;
+        }
+    }
+    // The last bytes, in a word padded with a byte that needs no escaping.
+    let rest = chunks.remainder();
+    let mut word = [b'0'; 8];
+    word[..rest.len()].copy_from_slice(rest);
+    escaped(word)
 }
 
 /// A string, or null.
@@ -171,6 +201,25 @@ mod tests {
             Value::Binary(bytes::Bytes::from_static(b"null")),
         ]);
         assert_eq!(written(&rows), r#"[{"id":"pay_1"},null]"#);
+    }
+
+    #[test]
+    fn every_byte_that_needs_escaping_is_found_wherever_it_is() {
+        for len in 1..=20 {
+            for at in 0..len {
+                for byte in 0..=0x7f_u8 {
+                    let mut text = vec![b'a'; len];
+                    text[at] = byte;
+                    let expected = byte < 0x20 || byte == b'"' || byte == b'\\';
+                    assert_eq!(
+                        needs_escaping(&text),
+                        expected,
+                        "{byte:#x} at {at} of {len}"
+                    );
+                }
+            }
+        }
+        assert!(!needs_escaping("é€ 𝄞 \u{7f}".as_bytes()));
     }
 
     proptest::proptest! {
