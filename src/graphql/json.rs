@@ -47,6 +47,17 @@ pub fn write_value(out: &mut Vec<u8>, value: &Value) -> serde_json::Result<()> {
     Ok(())
 }
 
+/// The bytes of the rows `value` carries as JSON text: most of its answer's length, when it
+/// holds a page.
+pub fn carried_len(value: &Value) -> usize {
+    match value {
+        Value::Binary(text) => text.len(),
+        Value::List(items) => items.iter().map(carried_len).sum(),
+        Value::Object(fields) => fields.values().map(carried_len).sum(),
+        _ => 0,
+    }
+}
+
 /// A string, escaped as serde_json escapes it: a string with nothing to escape (no `"`, `\\`
 /// or control character below U+0020; every name and id, most text) is copied as it is.
 pub fn string(out: &mut Vec<u8>, text: &str) -> serde_json::Result<()> {
@@ -201,6 +212,10 @@ mod tests {
             Value::Binary(bytes::Bytes::from_static(b"null")),
         ]);
         assert_eq!(written(&rows), r#"[{"id":"pay_1"},null]"#);
+        let mut page = IndexMap::new();
+        page.insert(Name::new("edges"), rows);
+        page.insert(Name::new("totalCount"), Value::from(2));
+        assert_eq!(carried_len(&Value::Object(page)), 18);
     }
 
     #[test]

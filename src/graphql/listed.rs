@@ -258,11 +258,16 @@ impl<C: Rows, S: Shape<C>> Listed<'_, C, S> {
     /// The page's rows as JSON text, one `Binary` per row (see [`super::json`]).
     fn written(&self, plan: &S::Plan, signer: &Signer) -> serde_json::Result<Value> {
         let rows = self.connection.paged().rows();
-        let mut out = Vec::with_capacity(rows.len() * 256);
+        let mut out = Vec::with_capacity(512);
         let mut ends = Vec::with_capacity(rows.len());
-        for row in rows {
+        for (i, row) in rows.iter().enumerate() {
             S::write(plan, self.connection, signer, row, &mut out)?;
             ends.push(out.len());
+            if i == 0 {
+                // The rest of the page, sized by its first row: rows of one selection differ
+                // only in the lengths of their values.
+                out.reserve((out.len() + out.len() / 4) * (rows.len() - 1));
+            }
         }
         let text = bytes::Bytes::from(out);
         let mut start = 0;
