@@ -42,7 +42,7 @@ impl Timestamp {
         }
     }
 
-    /// [`Timestamp::to_rfc3339`]'s ASCII text, written digit by digit into a fixed buffer from
+    /// [`Timestamp::to_rfc3339`]'s ASCII text, written two digits at a time into a fixed buffer from
     /// the civil date of the day (a page of 50 payments writes 50 of these); `None` for years
     /// outside 0..=9999, which need more than four digits or a sign.
     pub fn rfc3339_bytes(self) -> Option<[u8; 27]> {
@@ -56,21 +56,23 @@ impl Timestamp {
         let of_day = self.0.rem_euclid(86_400_000_000);
         let (year, month, day) = civil_from_days(days);
         let seconds = of_day / 1_000_000;
+        let micros = of_day % 1_000_000;
         let mut text = *b"0000-00-00T00:00:00.000000Z";
-        for (at, width, value) in [
-            (0, 4, year),
-            (5, 2, month),
-            (8, 2, day),
-            (11, 2, seconds / 3_600),
-            (14, 2, seconds / 60 % 60),
-            (17, 2, seconds % 60),
-            (20, 6, of_day % 1_000_000),
+        // Two digits at a time; every value here is in 0..100.
+        for (at, value) in [
+            (0, year / 100),
+            (2, year % 100),
+            (5, month),
+            (8, day),
+            (11, seconds / 3_600),
+            (14, seconds / 60 % 60),
+            (17, seconds % 60),
+            (20, micros / 10_000),
+            (22, micros / 100 % 100),
+            (24, micros % 100),
         ] {
-            let mut value = value;
-            for digit in text[at..at + width].iter_mut().rev() {
-                *digit = b'0' + (value % 10) as u8;
-                value /= 10;
-            }
+            let pair = value as usize * 2;
+            text[at..at + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
         }
         Some(text)
     }
@@ -104,6 +106,18 @@ impl Timestamp {
         Self(self.0.saturating_add(seconds.saturating_mul(1_000_000)))
     }
 }
+
+/// "00", "01", .. "99", one after another.
+const DIGIT_PAIRS: [u8; 200] = {
+    let mut pairs = [0; 200];
+    let mut n = 0;
+    while n < 100 {
+        pairs[2 * n] = b'0' + (n / 10) as u8;
+        pairs[2 * n + 1] = b'0' + (n % 10) as u8;
+        n += 1;
+    }
+    pairs
+};
 
 /// The proleptic Gregorian (year, month, day) of `days` since 1970-01-01: Howard Hinnant's
 /// `civil_from_days`, on eras of 400 years that begin on March 1st.

@@ -56,9 +56,9 @@ impl Keyset for PageQuery {
     /// see `docs/benchmarks/metadata-filter.md`.
     fn scope(&self, backend: DbBackend) -> Select<payments::Entity> {
         let Some((key, value)) = self.walked_entry() else {
-            return filtered(&self.account_id, &self.filter, 0);
+            return unselected(&self.account_id, &self.filter, 0);
         };
-        let mut select = filtered(&self.account_id, &self.filter, 1);
+        let mut select = unselected(&self.account_id, &self.filter, 1);
         let m = Alias::new(WALKED);
         let payment_of_row = Expr::col((m.clone(), payment_metadata::Column::PaymentId))
             .equals((payments::Entity, payments::Column::Id));
@@ -183,7 +183,26 @@ fn key_column(field: SortField) -> payments::Column {
 /// The account's rows that pass the filter, unordered; the first `walked` metadata entries
 /// are left to the caller.
 fn filtered(account_id: &str, filter: &PaymentFilter, walked: usize) -> Select<payments::Entity> {
-    let mut query = payments::Entity::find().filter(payments::Column::AccountId.eq(account_id));
+    narrowed(payments::Entity::find(), account_id, filter, walked)
+}
+
+/// [`filtered`] without a column selected: a page's statement names the columns it reads
+/// ([`Keyset::columns`]), so the table's 25 are not listed only to be cleared again.
+fn unselected(account_id: &str, filter: &PaymentFilter, walked: usize) -> Select<payments::Entity> {
+    static NO_COLUMN: std::sync::LazyLock<Select<payments::Entity>> =
+        std::sync::LazyLock::new(|| payments::Entity::find().select_only());
+    narrowed(NO_COLUMN.clone(), account_id, filter, walked)
+}
+
+/// `query` limited to the payments of `account_id` that `filter` selects, but for the first
+/// `walked` metadata entries (which the page walks instead).
+fn narrowed(
+    query: Select<payments::Entity>,
+    account_id: &str,
+    filter: &PaymentFilter,
+    walked: usize,
+) -> Select<payments::Entity> {
+    let mut query = query.filter(payments::Column::AccountId.eq(account_id));
     if !filter.statuses.is_empty() {
         query = query
             .filter(payments::Column::Status.is_in(filter.statuses.iter().map(|s| s.as_str())));
