@@ -94,11 +94,13 @@ fn needs_escaping(bytes: &[u8]) -> bool {
             return true;
         }
     }
-    // The last bytes, in a word padded with a byte that needs no escaping.
-    let rest = chunks.remainder();
-    let mut word = [b'0'; 8];
-    word[..rest.len()].copy_from_slice(rest);
-    escaped(word)
+    // The last bytes, in a word padded with a byte that needs no escaping, put together in a
+    // register (a word read back from bytes just copied to memory waits for the copy).
+    let mut word = ONES * u64::from(b'0');
+    for (i, &b) in chunks.remainder().iter().enumerate() {
+        word = word & !(0xff << (8 * i)) | u64::from(b) << (8 * i);
+    }
+    escaped(word.to_ne_bytes())
 }
 
 /// A string, or null.
