@@ -64,11 +64,15 @@ fn write_response(out: &mut Vec<u8>, response: &async_graphql::Response) -> serd
 
 /// The body of `response`: one response, or a batch's as a list.
 fn body_of(response: &BatchResponse) -> serde_json::Result<Vec<u8>> {
-    let carried = match response {
-        BatchResponse::Single(one) => json::carried_len(&one.data),
-        BatchResponse::Batch(many) => many.iter().map(|one| json::carried_len(&one.data)).sum(),
+    let responses = match response {
+        BatchResponse::Single(one) => std::slice::from_ref(one),
+        BatchResponse::Batch(many) => many.as_slice(),
     };
     // Room for the rows a page carries as JSON text, and for what is written around them.
+    let carried: usize = responses
+        .iter()
+        .map(|one| json::carried_len(&one.data))
+        .sum();
     let mut out = Vec::with_capacity(carried + 4096);
     match response {
         BatchResponse::Single(one) => write_response(&mut out, one)?,
