@@ -5,9 +5,11 @@
 
 use super::DbError;
 use super::entities::payments;
-use super::rows::payment;
+use super::rows;
 use crate::domain::capture::CaptureMethod;
+use crate::domain::merchant_data::Metadata;
 use crate::domain::payment::Payment;
+use crate::domain::time::Timestamp;
 
 /// A payment's column beyond the listing's, named for what it holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,36 +110,38 @@ impl PaymentColumns {
 }
 
 /// A payment of `account_id` from a row that starts with `columns`' list, read by position
-/// from the driver's row and then mapped like any other: no column is looked up by name.
-/// Pages read 50 rows at a time, and reading each column by its name (what a `Model` read from
-/// a query does) cost about a sixth of the gateway's work per page.
+/// from the driver's row straight into the payment: no column is looked up by name, and a
+/// stored name (currency, status, capture method) is read from the row's bytes without a
+/// string of its own. Pages read 50 rows at a time, and reading each column by its name (what
+/// a `Model` read from a query does) cost about a sixth of the gateway's work per page.
 pub(crate) fn payment_in(
     row: &sea_orm::QueryResult,
     columns: PaymentColumns,
     account_id: &str,
 ) -> Result<Payment, DbError> {
-    let model = if let Some(row) = row.try_as_pg_row() {
-        payment_row_at(row, columns, account_id)?
+    if let Some(row) = row.try_as_pg_row() {
+        payment_at(row, columns, account_id)
     } else if let Some(row) = row.try_as_sqlite_row() {
-        payment_row_at(row, columns, account_id)?
+        payment_at(row, columns, account_id)
     } else {
-        return Err(DbError::Other("a row of an unknown driver".into()));
-    };
-    payment(model)
+        Err(DbError::Other("a row of an unknown driver".into()))
+    }
 }
 
-fn payment_row_at<'r, R>(
+fn payment_at<'r, R>(
     row: &'r R,
     columns: PaymentColumns,
     account_id: &str,
-) -> Result<payments::Model, DbError>
+) -> Result<Payment, DbError>
 where
     R: sea_orm::sqlx::Row,
     usize: sea_orm::sqlx::ColumnIndex<R>,
     String: sea_orm::sqlx::Decode<'r, R::Database> + sea_orm::sqlx::Type<R::Database>,
+    &'r str: sea_orm::sqlx::Decode<'r, R::Database> + sea_orm::sqlx::Type<R::Database>,
     i64: sea_orm::sqlx::Decode<'r, R::Database> + sea_orm::sqlx::Type<R::Database>,
     i32: sea_orm::sqlx::Decode<'r, R::Database> + sea_orm::sqlx::Type<R::Database>,
     Option<String>: sea_orm::sqlx::Decode<'r, R::Database> + sea_orm::sqlx::Type<R::Database>,
+    Option<&'r str>: sea_orm::sqlx::Decode<'r, R::Database> + sea_orm::sqlx::Type<R::Database>,
     Option<i64>: sea_orm::sqlx::Decode<'r, R::Database> + sea_orm::sqlx::Type<R::Database>,
 {
     fn read<'r, R, T>(row: &'r R, index: usize, column: usize) -> Result<T, DbError>
@@ -155,14 +159,14 @@ where
             DbError::Other(format!("payments.{column}: {err}"))
         })
     }
-    let mut model = payments::Model {
+    let mut payment = Payment {
         id: read(row, 0, 0)?,
-        amount: read(row, 1, 1)?,
-        currency: read(row, 2, 2)?,
-        status: read(row, 3, 3)?,
+        amount: rows::amount(read(row, 1, 1)?)?,
+        currency: rows::currency(read(row, 2, 2)?)?,
+        status: rows::payment_status(read(row, 3, 3)?)?,
         amount_refunded: read(row, 4, 4)?,
-        created_at: read(row, 5, 5)?,
-        updated_at: read(row, 6, 6)?,
+        created_at: Timestamp::from_micros(read(row, 5, 5)?),
+        updated_at: Timestamp::from_micros(read(row, 6, 6)?),
         amount_captured: read(row, 7, 7)?,
         account_id: account_id.to_string(),
         source: String::new(),
@@ -172,7 +176,7 @@ where
         processor_key: String::new(),
         processor_ref: None,
         version: 0,
-        capture_method: CaptureMethod::Automatic.as_str().to_string(),
+        capture_method: CaptureMethod::Automatic,
         amount_capturable: 0,
         capture_before: None,
         capture_amount: None,
@@ -180,34 +184,39 @@ where
         next_action_url: None,
         return_url: None,
         reference: None,
-        metadata: None,
+        metadata: Metadata::default(),
     };
     let mut index = LISTING_COLUMNS;
     for (column, name) in ALL_COLUMNS.iter().enumerate().skip(LISTING_COLUMNS) {
         if !columns.has(column) {
             continue;
         }
-        let m = &mut model;
+        let p = &mut payment;
         match name {
-            payments::Column::AccountId => m.account_id = read(row, index, column)?,
-            payments::Column::Source => m.source = read(row, index, column)?,
-            payments::Column::Description => m.description = read(row, index, column)?,
-            payments::Column::FailureCode => m.failure_code = read(row, index, column)?,
-            payments::Column::FailureMessage => m.failure_message = read(row, index, column)?,
-            payments::Column::ProcessorKey => m.processor_key = read(row, index, column)?,
-            payments::Column::ProcessorRef => m.processor_ref = read(row, index, column)?,
-            payments::Column::Version => m.version = read(row, index, column)?,
-            payments::Column::CaptureMethod => m.capture_method = read(row, index, column)?,
-            payments::Column::AmountCapturable => m.amount_capturable = read(row, index, column)?,
-            payments::Column::CaptureBefore => m.capture_before = read(row, index, column)?,
-            payments::Column::CaptureAmount => m.capture_amount = read(row, index, column)?,
-            payments::Column::CancellationReason => {
-                m.cancellation_reason = read(row, index, column)?
+            payments::Column::AccountId => p.account_id = read(row, index, column)?,
+            payments::Column::Source => p.source = read(row, index, column)?,
+            payments::Column::Description => p.description = read(row, index, column)?,
+            payments::Column::FailureCode => p.failure_code = read(row, index, column)?,
+            payments::Column::FailureMessage => p.failure_message = read(row, index, column)?,
+            payments::Column::ProcessorKey => p.processor_key = read(row, index, column)?,
+            payments::Column::ProcessorRef => p.processor_ref = read(row, index, column)?,
+            payments::Column::Version => p.version = read(row, index, column)?,
+            payments::Column::CaptureMethod => {
+                p.capture_method = rows::capture_method(read(row, index, column)?)?
             }
-            payments::Column::NextActionUrl => m.next_action_url = read(row, index, column)?,
-            payments::Column::ReturnUrl => m.return_url = read(row, index, column)?,
-            payments::Column::Reference => m.reference = read(row, index, column)?,
-            payments::Column::Metadata => m.metadata = read(row, index, column)?,
+            payments::Column::AmountCapturable => p.amount_capturable = read(row, index, column)?,
+            payments::Column::CaptureBefore => {
+                p.capture_before =
+                    read::<_, Option<i64>>(row, index, column)?.map(Timestamp::from_micros)
+            }
+            payments::Column::CaptureAmount => p.capture_amount = read(row, index, column)?,
+            payments::Column::CancellationReason => {
+                p.cancellation_reason = rows::cancellation_reason(read(row, index, column)?)?
+            }
+            payments::Column::NextActionUrl => p.next_action_url = read(row, index, column)?,
+            payments::Column::ReturnUrl => p.return_url = read(row, index, column)?,
+            payments::Column::Reference => p.reference = read(row, index, column)?,
+            payments::Column::Metadata => p.metadata = rows::metadata(read(row, index, column)?)?,
             other => {
                 let name = sea_orm::IdenStatic::as_str(other);
                 return Err(DbError::Other(format!("payments.{name} read twice")));
@@ -215,7 +224,7 @@ where
         }
         index += 1;
     }
-    Ok(model)
+    Ok(payment)
 }
 
 #[cfg(test)]

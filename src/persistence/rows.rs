@@ -16,24 +16,41 @@ use crate::domain::scope::Scopes;
 use crate::domain::status::{PaymentStatus, RefundStatus};
 use crate::domain::time::Timestamp;
 
-fn payment_status(text: &str) -> Result<PaymentStatus, DbError> {
+pub(crate) fn payment_status(text: &str) -> Result<PaymentStatus, DbError> {
     PaymentStatus::parse(text).ok_or_else(|| DbError::unreadable("payment status", text))
 }
 
-fn currency(text: &str) -> Result<Currency, DbError> {
+pub(crate) fn currency(text: &str) -> Result<Currency, DbError> {
     Currency::parse(text).map_err(|_| DbError::unreadable("currency", text))
 }
 
-fn amount(value: i64) -> Result<MinorUnits, DbError> {
+pub(crate) fn amount(value: i64) -> Result<MinorUnits, DbError> {
     MinorUnits::parse(value).map_err(|_| DbError::unreadable("amount", &value.to_string()))
+}
+
+pub(crate) fn capture_method(text: &str) -> Result<CaptureMethod, DbError> {
+    CaptureMethod::parse(text).ok_or_else(|| DbError::unreadable("capture method", text))
+}
+
+pub(crate) fn cancellation_reason(
+    text: Option<&str>,
+) -> Result<Option<CancellationReason>, DbError> {
+    text.map(|text| {
+        CancellationReason::parse(text)
+            .ok_or_else(|| DbError::unreadable("cancellation reason", text))
+    })
+    .transpose()
+}
+
+pub(crate) fn metadata(text: Option<&str>) -> Result<Metadata, DbError> {
+    // The metadata is a merchant's text: it is not quoted in the error.
+    Metadata::from_json(text).ok_or_else(|| DbError::unreadable("payment metadata", "(not shown)"))
 }
 
 // payments
 
 pub(crate) fn payment(row: payments::Model) -> Result<Payment, DbError> {
-    // The metadata is a merchant's text: it is not quoted in the error.
-    let metadata = Metadata::from_json(row.metadata.as_deref())
-        .ok_or_else(|| DbError::unreadable("payment metadata", "(not shown)"))?;
+    let metadata = metadata(row.metadata.as_deref())?;
     Ok(Payment {
         reference: row.reference,
         metadata,
@@ -43,20 +60,12 @@ pub(crate) fn payment(row: payments::Model) -> Result<Payment, DbError> {
         id: row.id,
         account_id: row.account_id,
         amount_refunded: row.amount_refunded,
-        capture_method: CaptureMethod::parse(&row.capture_method)
-            .ok_or_else(|| DbError::unreadable("capture method", &row.capture_method))?,
+        capture_method: capture_method(&row.capture_method)?,
         amount_capturable: row.amount_capturable,
         amount_captured: row.amount_captured,
         capture_before: row.capture_before.map(Timestamp::from_micros),
         capture_amount: row.capture_amount,
-        cancellation_reason: row
-            .cancellation_reason
-            .as_deref()
-            .map(|text| {
-                CancellationReason::parse(text)
-                    .ok_or_else(|| DbError::unreadable("cancellation reason", text))
-            })
-            .transpose()?,
+        cancellation_reason: cancellation_reason(row.cancellation_reason.as_deref())?,
         next_action_url: row.next_action_url,
         return_url: row.return_url,
         source: row.source,
