@@ -84,7 +84,7 @@ impl CursorCodec {
             return String::new();
         };
         let mut bytes = vec![version];
-        fields(&mut bytes, position.key, &position.id, fingerprint);
+        bytes.extend_from_slice(&fields(position.key, &position.id, fingerprint));
         sealed(bytes, material.cursor.clone())
     }
 
@@ -161,26 +161,29 @@ impl Signer {
         out.push(b'"');
     }
 
-    fn signed(&self, key: i64, id: &str, fingerprint: [u8; 8]) -> Vec<u8> {
-        let mut bytes = Vec::with_capacity(CURSOR_LEN);
-        bytes.push(CURSOR_VERSION);
-        bytes.extend_from_slice(&self.kid.to_be_bytes());
-        fields(&mut bytes, key, id, fingerprint);
+    /// The cursor's bytes, made on the stack: a page signs one per row.
+    fn signed(&self, key: i64, id: &str, fingerprint: [u8; 8]) -> [u8; CURSOR_LEN] {
+        let mut bytes = [0; CURSOR_LEN];
+        bytes[0] = CURSOR_VERSION;
+        bytes[1..3].copy_from_slice(&self.kid.to_be_bytes());
+        bytes[3..3 + FIELDS_LEN].copy_from_slice(&fields(key, id, fingerprint));
         let mut mac = self.material.cursor.clone();
-        mac.update(&bytes);
+        mac.update(&bytes[..3 + FIELDS_LEN]);
         let tag = mac.finalize().into_bytes();
-        bytes.extend_from_slice(&tag[..TAG_LEN]);
+        bytes[3 + FIELDS_LEN..].copy_from_slice(&tag[..TAG_LEN]);
         bytes
     }
 }
 
-/// Appends the sort key, the id's ULID bytes and the fingerprint.
-fn fields(bytes: &mut Vec<u8>, key: i64, id: &str, fingerprint: [u8; 8]) {
+/// The sort key, the id's ULID bytes and the fingerprint.
+fn fields(key: i64, id: &str, fingerprint: [u8; 8]) -> [u8; FIELDS_LEN] {
     let suffix = id.split_once('_').map_or("", |(_, suffix)| suffix);
     let ulid = Ulid::from_string(suffix).unwrap_or_default();
-    bytes.extend_from_slice(&key.to_be_bytes());
-    bytes.extend_from_slice(&ulid.to_bytes());
-    bytes.extend_from_slice(&fingerprint);
+    let mut fields = [0; FIELDS_LEN];
+    fields[..8].copy_from_slice(&key.to_be_bytes());
+    fields[8..24].copy_from_slice(&ulid.to_bytes());
+    fields[24..].copy_from_slice(&fingerprint);
+    fields
 }
 
 /// The cursor text of `bytes` with their tag appended.
