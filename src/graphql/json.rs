@@ -141,18 +141,50 @@ pub fn enumerated<E: EnumType>(out: &mut Vec<u8>, value: E) -> serde_json::Resul
     }
 }
 
+/// A response key of a planned object, with its JSON text (`"key":`) written once, when the
+/// plan is made: every row of a page writes the same keys.
+#[derive(Clone, Debug)]
+pub struct Key {
+    name: Name,
+    written: Box<[u8]>,
+}
+
+impl Key {
+    pub fn new(name: Name) -> serde_json::Result<Self> {
+        let mut written = Vec::with_capacity(name.len() + 3);
+        string(&mut written, &name)?;
+        written.push(b':');
+        Ok(Key {
+            name,
+            written: written.into_boxed_slice(),
+        })
+    }
+
+    pub fn name(&self) -> &Name {
+        &self.name
+    }
+}
+
 /// An object of `fields`, each value written by `each`, as async-graphql answers one: null
 /// when nothing is selected (every field skipped).
 pub fn object<'f, T: 'f>(
     out: &mut Vec<u8>,
-    fields: &'f [(Name, T)],
+    fields: &'f [(Key, T)],
     mut each: impl FnMut(&mut Vec<u8>, &'f T) -> serde_json::Result<()>,
 ) -> serde_json::Result<()> {
     if fields.is_empty() {
         out.extend_from_slice(b"null");
         return Ok(());
     }
-    entries(out, fields.iter().map(|(key, part)| (key, part)), &mut each)
+    let mut separator = b'{';
+    for (key, part) in fields {
+        out.push(separator);
+        separator = b',';
+        out.extend_from_slice(&key.written);
+        each(out, part)?;
+    }
+    out.push(b'}');
+    Ok(())
 }
 
 /// A JSON object of `fields`, each value written by `each`.
@@ -218,6 +250,26 @@ mod tests {
         page.insert(Name::new("edges"), rows);
         page.insert(Name::new("totalCount"), Value::from(2));
         assert_eq!(carried_len(&Value::Object(page)), 18);
+    }
+
+    #[test]
+    fn a_planned_object_is_written_as_its_value_is() {
+        let fields: Vec<(Key, Value)> = [("id", Value::from("pay_1")), ("q\"k", Value::from(3))]
+            .into_iter()
+            .map(|(key, value)| (Key::new(Name::new(key)).expect("key"), value))
+            .collect();
+        let mut out = Vec::new();
+        object(&mut out, &fields, write_value).expect("written");
+        let value = Value::Object(
+            fields
+                .iter()
+                .map(|(key, value)| (key.name().clone(), value.clone()))
+                .collect(),
+        );
+        assert_eq!(String::from_utf8(out).expect("utf-8"), written(&value));
+        let mut out = Vec::new();
+        object(&mut out, &fields[..0], write_value).expect("written");
+        assert_eq!(out, b"null");
     }
 
     #[test]

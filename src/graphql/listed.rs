@@ -29,7 +29,7 @@ use async_graphql::{
     Value,
 };
 
-use super::json;
+use super::json::{self, Key};
 use super::paging::Paged;
 use super::selection::{Collected, Document};
 use crate::domain::cursor::{CursorCodec, Signer};
@@ -83,14 +83,17 @@ pub trait Fields: Send + Sync {
 pub(super) fn plan_of<'a, F: Fields>(
     doc: Document<'a>,
     sets: impl IntoIterator<Item = &'a SelectionSet>,
-) -> Option<Vec<(Name, F::Part)>> {
+) -> Option<Vec<(Key, F::Part)>> {
     doc.collect(sets, F::TYPE)?
         .iter()
         .map(|collected| {
             if !collected.is_plain() {
                 return None;
             }
-            Some((collected.key.clone(), F::part(doc, collected)?))
+            Some((
+                Key::new(collected.key.clone()).ok()?,
+                F::part(doc, collected)?,
+            ))
         })
         .collect()
 }
@@ -144,22 +147,22 @@ pub(super) fn object(fields: impl Iterator<Item = (Name, Value)>) -> Value {
     }
 }
 
-fn node_value<F: Fields>(plan: &[(Name, F::Part)], row: &F::Row) -> Value {
+fn node_value<F: Fields>(plan: &[(Key, F::Part)], row: &F::Row) -> Value {
     object(
         plan.iter()
-            .map(|(key, part)| (key.clone(), F::value(part, row))),
+            .map(|(key, part)| (key.name().clone(), F::value(part, row))),
     )
 }
 
 fn write_node<F: Fields>(
-    plan: &[(Name, F::Part)],
+    plan: &[(Key, F::Part)],
     row: &F::Row,
     out: &mut Vec<u8>,
 ) -> serde_json::Result<()> {
     json::object(out, plan, |out, part| F::write(part, row, out))
 }
 
-fn node_answered<F: Fields>(plan: &[(Name, F::Part)], row: &F::Row) -> bool {
+fn node_answered<F: Fields>(plan: &[(Key, F::Part)], row: &F::Row) -> bool {
     plan.iter().all(|(_, part)| F::answers(part, row))
 }
 

@@ -4,9 +4,9 @@
 //! for byte over sweeps of selections.
 
 use async_graphql::resolver_utils::enum_value;
-use async_graphql::{Name, OutputType, ScalarType, Value};
+use async_graphql::{OutputType, ScalarType, Value};
 
-use super::json;
+use super::json::{self, Key};
 use super::lifecycle::{CancellationReason, CaptureMethod, NextAction, NextActionType};
 use super::listed::text;
 use super::objects::{Payment, PaymentStatus};
@@ -34,13 +34,13 @@ pub enum Shown {
     Description,
     Reference,
     /// `metadata`, with what its selection shows of each entry.
-    Metadata(Vec<(Name, EntryPart)>),
+    Metadata(Vec<(Key, EntryPart)>),
     FailureCode,
     FailureMessage,
     CreatedAt,
     UpdatedAt,
     /// `nextAction`, with what its selection shows.
-    NextAction(Vec<(Name, ActionPart)>),
+    NextAction(Vec<(Key, ActionPart)>),
 }
 
 /// What the selection of an object field (of type `type_name`) shows, each response key with
@@ -50,7 +50,7 @@ fn parts_of<P>(
     collected: &Collected<'_>,
     type_name: &str,
     part: impl Fn(&str) -> Option<P>,
-) -> Option<Vec<(Name, P)>> {
+) -> Option<Vec<(Key, P)>> {
     let sets = collected.fields.iter().map(|f| &f.node.selection_set.node);
     doc.collect(sets, type_name)?
         .iter()
@@ -58,7 +58,7 @@ fn parts_of<P>(
             if !field.is_plain() || !field.is_leaf() {
                 return None;
             }
-            Some((field.key.clone(), part(field.name())?))
+            Some((Key::new(field.key.clone()).ok()?, part(field.name())?))
         })
         .collect()
 }
@@ -229,7 +229,7 @@ impl Shown {
                                 EntryPart::Key => Value::String(key.clone()),
                                 EntryPart::Value => Value::String(value.clone()),
                             };
-                            (name.clone(), shown)
+                            (name.name().clone(), shown)
                         }))
                     })
                     .collect(),
@@ -246,7 +246,7 @@ impl Shown {
                         ActionPart::Type => enum_value(NextActionType::RedirectToUrl),
                         ActionPart::RedirectUrl => Value::String(url.clone()),
                     };
-                    (key.clone(), value)
+                    (key.name().clone(), value)
                 })),
             },
         }

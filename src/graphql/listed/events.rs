@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use async_graphql::parser::types::SelectionSet;
-use async_graphql::{Name, OutputType, ScalarType, Value};
+use async_graphql::{OutputType, ScalarType, Value};
 
 use super::{Fields, PaymentFields, fields_shown, object, plan_of, sets};
 use crate::graphql::events::Event;
-use crate::graphql::json;
+use crate::graphql::json::{self, Key};
 use crate::graphql::scalars::DateTime;
 use crate::graphql::selection::{Collected, Document};
 use crate::graphql::shown::Shown;
@@ -24,7 +24,7 @@ pub enum EventPart {
     Type,
     CreatedAt,
     /// `payment`, with what its selection shows of the payment.
-    Payment(Vec<(Name, Shown)>),
+    Payment(Vec<(Key, Shown)>),
 }
 
 impl Fields for EventFields {
@@ -61,7 +61,7 @@ impl Fields for EventFields {
             EventPart::Payment(plan) => match &row.payment {
                 Some(payment) => object(
                     plan.iter()
-                        .map(|(key, shown)| (key.clone(), shown.value(payment))),
+                        .map(|(key, shown)| (key.name().clone(), shown.value(payment))),
                 ),
                 // Not reached: such a row does not answer it (see `answers`).
                 None => Value::Null,

@@ -2,13 +2,13 @@
 //! written for any listed type ([`Rows`]).
 
 use async_graphql::parser::types::SelectionSet;
-use async_graphql::{Name, OutputType, Value};
+use async_graphql::{OutputType, Value};
 
 use super::{
     Fields, PartOf, RowOf, Rows, node_answered, node_value, object, plan_of, sets, write_node,
 };
 use crate::domain::cursor::Signer;
-use crate::graphql::json;
+use crate::graphql::json::{self, Key};
 use crate::graphql::selection::Document;
 
 /// What a list of a page's rows shows of each: an edge or a node.
@@ -41,12 +41,12 @@ pub struct Edges;
 pub enum EdgePart<P> {
     Typename,
     Cursor,
-    Node(Vec<(Name, P)>),
+    Node(Vec<(Key, P)>),
 }
 
 impl<C: Rows> Shape<C> for Edges {
     type Usual = Vec<C::Edge>;
-    type Plan = Vec<(Name, EdgePart<PartOf<C>>)>;
+    type Plan = Vec<(Key, EdgePart<PartOf<C>>)>;
 
     fn plan(doc: Document<'_>, set: &SelectionSet) -> Option<Self::Plan> {
         doc.collect([set], &C::Edge::type_name())?
@@ -61,7 +61,7 @@ impl<C: Rows> Shape<C> for Edges {
                     "node" => EdgePart::Node(plan_of::<C::Fields>(doc, sets(collected))?),
                     _ => return None,
                 };
-                Some((collected.key.clone(), part))
+                Some((Key::new(collected.key.clone()).ok()?, part))
             })
             .collect()
     }
@@ -73,7 +73,7 @@ impl<C: Rows> Shape<C> for Edges {
                 EdgePart::Cursor => Value::String(connection.paged().cursor_by(signer, row)),
                 EdgePart::Node(shown) => node_value::<C::Fields>(shown, row),
             };
-            (key.clone(), value)
+            (key.name().clone(), value)
         }))
     }
 
@@ -118,7 +118,7 @@ pub struct Nodes;
 
 impl<C: Rows> Shape<C> for Nodes {
     type Usual = Vec<C::Node>;
-    type Plan = Vec<(Name, PartOf<C>)>;
+    type Plan = Vec<(Key, PartOf<C>)>;
 
     fn plan(doc: Document<'_>, set: &SelectionSet) -> Option<Self::Plan> {
         plan_of::<C::Fields>(doc, [set])
