@@ -21,7 +21,7 @@ use super::limits::{Guard, GuardedRequest};
 use super::on_replica::{self, OnReplica};
 use super::operation::{self, root_type};
 use super::read_only::OverGet;
-use super::{AppSchema, Viewer, metrics, scopes};
+use super::{AppSchema, Viewer, metrics, prevalidated, scopes};
 use crate::error::{self, ApiError};
 use crate::persistence::Db;
 
@@ -180,23 +180,27 @@ fn finish(
 /// A request's document: shared with the cache of parsed documents (the query limits), or
 /// parsed for this request alone (without them).
 enum Parsed {
-    Shared(std::sync::Arc<ExecutableDocument>),
+    Shared(Arc<prevalidated::Parsed>),
     Own(ExecutableDocument),
 }
 
 impl Parsed {
     fn get(&self) -> &ExecutableDocument {
         match self {
-            Parsed::Shared(doc) => doc,
+            Parsed::Shared(parsed) => parsed.document(),
             Parsed::Own(doc) => doc,
         }
     }
 
-    /// The document for async-graphql, which takes it whole.
-    fn into_owned(self) -> ExecutableDocument {
+    /// The document for async-graphql, which takes it whole; a shared one marks the request
+    /// as validated before, where it was ([`prevalidated::Parsed::mark`]).
+    fn into_request(self, request: &mut Request) {
         match self {
-            Parsed::Shared(doc) => ExecutableDocument::clone(&doc),
-            Parsed::Own(doc) => doc,
+            Parsed::Shared(parsed) => {
+                parsed.mark(request);
+                request.set_parsed_query(ExecutableDocument::clone(parsed.document()));
+            }
+            Parsed::Own(doc) => request.set_parsed_query(doc),
         }
     }
 }
@@ -249,7 +253,7 @@ impl Inner {
             operation
                 .root_fields(|field| primary_only |= on_replica::PRIMARY_ONLY.contains(&field));
         }
-        request.set_parsed_query(parsed.into_owned());
+        parsed.into_request(&mut request);
         Ok(Admitted {
             request,
             label,

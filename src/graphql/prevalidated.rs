@@ -13,13 +13,20 @@
 //! registration, the library skips exactly those arguments there; here they are checked with
 //! the library's own messages, so a bad value gets the code it gets in free text. Any request
 //! without the mark is validated as before.
+//!
+//! A document sent as text is validated once too: the query limits keep each text they parsed
+//! with its document ([`Parsed`]), and once the library's rules have passed it (with whatever
+//! variables came then: without them the rules check less), a request over HTTP that sends the
+//! same text again is marked [`Registered`] and checked as a registered document is. A text
+//! the rules refuse is never marked, and is validated (and refused) every time it comes.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use async_graphql::extensions::{
     Extension, ExtensionContext, ExtensionFactory, NextExecute, NextPrepareRequest, NextValidation,
 };
-use async_graphql::parser::types::DocumentOperations;
+use async_graphql::parser::types::{DocumentOperations, ExecutableDocument};
 use async_graphql::{Request, Response, ServerError, ServerResult, ValidationResult, Value};
 
 use super::trusted_documents::{ManifestError, TrustedDocuments};
@@ -29,6 +36,44 @@ use crate::error;
 /// The mark of a request that runs a registered (and so already validated) document.
 #[derive(Clone, Copy, Debug)]
 pub struct Registered;
+
+/// A document parsed from its text, shared by the requests that send that text, and whether
+/// the library's rules have passed it.
+pub struct Parsed {
+    document: ExecutableDocument,
+    validated: AtomicBool,
+}
+
+/// In a request whose document's validation is to be remembered when it passes.
+struct Validating(Arc<Parsed>);
+
+impl Parsed {
+    pub fn new(document: ExecutableDocument) -> Self {
+        Parsed {
+            document,
+            validated: AtomicBool::new(false),
+        }
+    }
+
+    pub fn document(&self) -> &ExecutableDocument {
+        &self.document
+    }
+
+    /// Whether the library's rules have passed the document.
+    pub fn validated(&self) -> bool {
+        self.validated.load(Ordering::Acquire)
+    }
+
+    /// Marks `request`, which runs this document: [`Registered`] when its rules passed it
+    /// before, else so that it is remembered when they pass it now.
+    pub fn mark(self: &Arc<Self>, request: &mut Request) {
+        if self.validated() {
+            request.data.insert(Registered);
+        } else {
+            request.data.insert(Validating(self.clone()));
+        }
+    }
+}
 
 /// The extension that skips validation for [`Registered`] requests (see the module).
 pub struct Prevalidated;
@@ -81,7 +126,13 @@ impl Extension for Prevalidated {
                 depth: 0,
             });
         }
-        next.run(ctx).await
+        let validated = next.run(ctx).await;
+        if validated.is_ok()
+            && let Some(Validating(parsed)) = ctx.data_opt::<Validating>()
+        {
+            parsed.validated.store(true, Ordering::Release);
+        }
+        validated
     }
 }
 
@@ -170,6 +221,48 @@ mod tests {
             marked.data.into_json().unwrap(),
             serde_json::json!({"__typename": "Query"})
         );
+    }
+
+    /// A text is validated until the rules pass it once, then checked as a registered
+    /// document: a wrong value still gets validation's own message, and a text the rules
+    /// refuse is refused every time.
+    #[tokio::test]
+    async fn a_text_the_rules_passed_is_not_validated_again() {
+        let run = |parsed: &Arc<Parsed>, text: &str, variables: serde_json::Value| {
+            let mut request = Request::new(text).variables(Variables::from_json(variables));
+            parsed.mark(&mut request);
+            request.set_parsed_query(parsed.document().clone());
+            async move { schema().execute(request).await }
+        };
+        let text = "query($n: Int) { payments(first: $n) { totalCount } }";
+        let parsed = Arc::new(Parsed::new(
+            async_graphql::parser::parse_query(text).expect("parsed"),
+        ));
+        let wrong = serde_json::json!({"n": "three"});
+        let first = run(&parsed, text, wrong.clone()).await;
+        assert!(!parsed.validated(), "refused, so not remembered");
+        // Validation passes (the field itself fails: no database in this schema).
+        let passed = run(&parsed, text, serde_json::json!({"n": 2})).await;
+        assert!(
+            passed.errors.iter().all(|err| !err.path.is_empty()),
+            "{:?}",
+            passed.errors
+        );
+        assert!(parsed.validated());
+        let again = run(&parsed, text, wrong).await;
+        assert_eq!(again.errors.len(), 1, "{:?}", again.errors);
+        assert_eq!(again.errors[0].message, first.errors[0].message);
+        assert_eq!(again.errors[0].locations, first.errors[0].locations);
+
+        let unused = "query($x: Int) { __typename }";
+        let refused = Arc::new(Parsed::new(
+            async_graphql::parser::parse_query(unused).expect("parsed"),
+        ));
+        for _ in 0..2 {
+            let response = run(&refused, unused, serde_json::json!({})).await;
+            assert!(response.errors[0].message.contains("is not used"));
+            assert!(!refused.validated());
+        }
     }
 
     /// Each wrong value, wherever a variable sits in an argument (whole, inside an object

@@ -471,12 +471,7 @@ async fn variables_of_a_registered_document_are_checked_as_in_free_text(backend:
         assert_eq!(first_error_code(&by_id.1), code, "{variables}: {}", by_id.1);
         assert!(by_id.1["data"].is_null(), "{}", by_id.1);
     }
-    let created = app
-        .db
-        .query_text("SELECT COUNT(*) FROM payments")
-        .await
-        .unwrap();
-    assert_eq!(created[0][0], "0", "a refused document ran");
+    assert_eq!(payments_made(&app).await, "0", "a refused document ran");
     // Right values run, by id as in text.
     let body = json!({"documentId": CREATE, "variables": with("amount", json!(1200))});
     let (status, answer) = post(&app, &key, None, body).await;
@@ -488,6 +483,73 @@ async fn variables_of_a_registered_document_are_checked_as_in_free_text(backend:
 }
 
 on_both_backends_fn!(variables_of_a_registered_document_are_checked_as_in_free_text);
+
+async fn payments_made(app: &TestApp) -> String {
+    let counted = app
+        .db
+        .query_text("SELECT COUNT(*) FROM payments")
+        .await
+        .unwrap();
+    counted[0][0].clone()
+}
+
+/// A document sent as text is validated until it passes once; sent again, only its variables
+/// are checked, as a registered document's are. Each wrong value must be refused after as
+/// before (message, place, code), and nothing run.
+async fn a_text_that_passed_validation_refuses_wrong_values_as_before(backend: Backend) {
+    let app = spawn(backend, false).await;
+    let (_, key) = app.account("Alice").await;
+    let manifest: serde_json::Map<String, Value> =
+        serde_json::from_slice(&std::fs::read(manifest()).unwrap()).unwrap();
+    let text = |id: &str| manifest[id].as_str().unwrap().to_string();
+    let good = json!({"amount": 1000, "currency": "USD", "source": "tok_visa"});
+    let create = |input: Value| json!({"input": input, "idempotencyKey": "k"});
+    let mut bad_amount = good.clone();
+    bad_amount["amount"] = json!("ten");
+    let mut unknown = good.clone();
+    unknown["colour"] = json!("red");
+    let wrong = [
+        (CREATE, create(bad_amount)),
+        (CREATE, create(unknown)),
+        (LIST_PAGE, json!({"count": "three"})),
+        (LIST_PAGE, json!({"count": 2, "cursor": ["a"]})),
+        (DETAILS, json!({"id": {"a": 1}})),
+    ];
+    let mut before = Vec::new();
+    for (id, variables) in &wrong {
+        let body = json!({"query": text(id), "variables": variables});
+        before.push(post(&app, &key, None, body).await);
+    }
+    let right = [
+        (CREATE, create(good.clone())),
+        (LIST_PAGE, json!({"count": 2})),
+        (DETAILS, json!({"id": "pay_01ARZ3NDEKTSV4RRFFQ69G5FAV"})),
+    ];
+    for (id, variables) in right {
+        let body = json!({"query": text(id), "variables": variables});
+        let (status, answer) = post(&app, &key, None, body).await;
+        assert_eq!(status, 200, "{answer}");
+        let refused = answer["errors"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|err| {
+                err["extensions"]["code"] == "GRAPHQL_VALIDATION_FAILED" || err["path"].is_null()
+            });
+        assert!(!refused, "{id}: {answer}");
+    }
+    for ((id, variables), before) in wrong.iter().zip(before) {
+        let body = json!({"query": text(id), "variables": variables});
+        let after = post(&app, &key, None, body).await;
+        assert_eq!(after.0, before.0, "{variables}");
+        assert_eq!(after.1["errors"], before.1["errors"], "{variables}");
+        assert!(after.1["data"].is_null(), "{}", after.1);
+        assert!(!after.1["errors"][0]["message"].is_null(), "{}", after.1);
+    }
+    assert_eq!(payments_made(&app).await, "1", "only the right values ran");
+}
+
+on_both_backends_fn!(a_text_that_passed_validation_refuses_wrong_values_as_before);
 
 /// What `graphpay serve` says when it cannot start with the manifest at `path`.
 async fn start_failure(path: &Path) -> String {

@@ -34,6 +34,7 @@ use self::lexical::TextLimits;
 use self::shape::{ShapeLimits, ShapeRefusal};
 use crate::error::ApiError;
 use crate::graphql::operation::{NoOperation, Operation};
+use crate::graphql::prevalidated::Parsed;
 
 /// The limits every request is held to.
 #[derive(Clone, Copy, Debug)]
@@ -81,7 +82,7 @@ struct Shared {
     budget: Budget,
     /// Documents parsed before, by their text: a text found here has passed the text limits
     /// and parsed, and it would again.
-    parsed: moka::sync::Cache<String, Arc<ExecutableDocument>>,
+    parsed: moka::sync::Cache<String, Arc<Parsed>>,
 }
 
 /// How much parsed documents the cache keeps, counted in bytes of their text times
@@ -170,7 +171,7 @@ impl GuardedRequest {
         &self,
         account: Option<&str>,
         request: &mut Request,
-    ) -> ServerResult<Arc<ExecutableDocument>> {
+    ) -> ServerResult<Arc<Parsed>> {
         let budget = Arc::new(FieldBudget::new(self.shared.limits.max_resolved_fields));
         if let Ok(mut slot) = self.state.fields.lock() {
             *slot = Some(budget.clone());
@@ -194,7 +195,7 @@ impl GuardedRequest {
             .map_err(|err| self.refused(account, err))
     }
 
-    fn read_document(&self, request: &Request) -> Result<Arc<ExecutableDocument>, ApiError> {
+    fn read_document(&self, request: &Request) -> Result<Arc<Parsed>, ApiError> {
         let limits = &self.shared.limits;
         let cached = self.shared.parsed.get(request.query.as_str());
         if cached.is_none() {
@@ -215,7 +216,7 @@ impl GuardedRequest {
         }
         let doc = async_graphql::parser::parse_query(&request.query)
             .map_err(|err| ApiError::ParseFailed(err.to_string()))?;
-        let doc = Arc::new(doc);
+        let doc = Arc::new(Parsed::new(doc));
         self.shared
             .parsed
             .insert(request.query.clone(), doc.clone());

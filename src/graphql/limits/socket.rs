@@ -34,11 +34,12 @@ impl Extension for GuardedRequest {
     ) -> ServerResult<Request> {
         let account = Viewer::of(&request, ctx).map(|viewer| viewer.account_id.clone());
         let mut request = request;
-        let doc = self.read(account.as_deref(), &mut request)?;
-        let operation = operation::find(&doc, request.operation_name.as_deref());
-        self.check(account.as_deref(), &request, &doc, &operation)?;
+        let parsed = self.read(account.as_deref(), &mut request)?;
+        let doc = parsed.document();
+        let operation = operation::find(doc, request.operation_name.as_deref());
+        self.check(account.as_deref(), &request, doc, &operation)?;
         self.take().await?;
-        request.set_parsed_query(ExecutableDocument::clone(&doc));
+        request.set_parsed_query(ExecutableDocument::clone(doc));
         next.run(ctx, request).await
     }
 
