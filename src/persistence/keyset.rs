@@ -131,18 +131,14 @@ async fn read<K: Keyset>(
     let with_total = total.is_some();
     let backend = db.conn().get_database_backend();
     let (statement, limit, backward) = page_statement(keyset, backend, total);
-    let found = db.conn().query_all_raw(statement).await?;
-    let total = match found.first() {
-        Some(row) if with_total => Some(total_of(row)?),
-        _ => None,
-    };
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-    let more = found.len() > limit;
-    let mut rows = found
-        .iter()
-        .take(limit)
-        .map(|row| keyset.row(row))
-        .collect::<Result<Vec<_>, _>>()?;
+    let read =
+        super::streamed::read(db, statement, limit, with_total, |row| keyset.row(row)).await?;
+    let total = match &read.total {
+        Some(row) => Some(total_of(row)?),
+        None => None,
+    };
+    let (mut rows, more) = (read.rows, read.more);
     if backward {
         rows.reverse();
     }

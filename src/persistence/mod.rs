@@ -24,6 +24,7 @@ pub mod sandbox;
 pub mod sealing;
 pub mod settings;
 pub mod signing_keys;
+mod streamed;
 pub mod submit_tokens;
 pub mod wal;
 mod watch;
