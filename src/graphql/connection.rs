@@ -150,9 +150,8 @@ pub async fn payments(
         payment_pages::fetch(db, &query).await
     }
     .map_err(ApiError::from)?;
-    let ids = page.rows.iter().map(|p| p.id.clone()).collect();
     Ok(PaymentConnection {
-        relations: PageRelations::new(account_id, ids),
+        relations: PageRelations::new(account_id, page.rows.clone()),
         paged: Paged::new(page, query, listing),
     })
 }

@@ -13,7 +13,9 @@ use crate::persistence::{Db, DbError};
 #[derive(Debug)]
 pub struct PageRelations {
     account_id: String,
-    ids: Vec<String>,
+    /// The page's payments, whose ids the loaders read by (made only when one runs: most
+    /// pages show neither refunds nor events).
+    payments: Vec<Arc<payments::Payment>>,
     refunds: OnceCell<HashMap<String, Vec<Refund>>>,
     events: OnceCell<HashMap<String, Vec<PaymentEvent>>>,
 }
@@ -27,13 +29,17 @@ fn by_payment<T>(rows: Vec<T>, payment_id: impl Fn(&T) -> &String) -> HashMap<St
 }
 
 impl PageRelations {
-    pub fn new(account_id: &str, ids: Vec<String>) -> Arc<Self> {
+    pub fn new(account_id: &str, payments: Vec<Arc<payments::Payment>>) -> Arc<Self> {
         Arc::new(Self {
             account_id: account_id.to_string(),
-            ids,
+            payments,
             refunds: OnceCell::new(),
             events: OnceCell::new(),
         })
+    }
+
+    fn ids(&self) -> Vec<String> {
+        self.payments.iter().map(|p| p.id.clone()).collect()
     }
 
     /// Refunds of `payment_id`, oldest first.
@@ -41,7 +47,7 @@ impl PageRelations {
         let all = self
             .refunds
             .get_or_try_init(|| async {
-                let rows = payments::refunds_of(db, &self.account_id, &self.ids).await?;
+                let rows = payments::refunds_of(db, &self.account_id, &self.ids()).await?;
                 Ok::<_, DbError>(by_payment(rows, |r| &r.payment_id))
             })
             .await?;
@@ -53,7 +59,7 @@ impl PageRelations {
         let all = self
             .events
             .get_or_try_init(|| async {
-                let rows = payments::events_of(db, &self.account_id, &self.ids).await?;
+                let rows = payments::events_of(db, &self.account_id, &self.ids()).await?;
                 Ok::<_, DbError>(by_payment(rows, |e| &e.payment_id))
             })
             .await?;
