@@ -12,6 +12,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::Response;
 use futures_util::FutureExt;
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use tracing::Instrument;
 
 use super::media::{self, Answer, BodyType};
@@ -108,7 +109,7 @@ impl Exchange {
 }
 
 /// `POST /graphql`.
-pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
+pub async fn post(State(state): State<Arc<AppState>>, headers: HeaderMap, body: Body) -> Response {
     let exchange = Exchange::new(media::preferred(&headers), &headers);
     let caller = match exchange.caller(&state, &headers).await {
         Ok(caller) => caller,
@@ -158,7 +159,7 @@ pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Body)
 
 /// `GET /graphql`: the playground for a browser; for every other client, the operation in
 /// the query string, which must not be a mutation.
-pub async fn get(State(state): State<AppState>, headers: HeaderMap, uri: Uri) -> Response {
+pub async fn get(State(state): State<Arc<AppState>>, headers: HeaderMap, uri: Uri) -> Response {
     let answer = media::preferred(&headers);
     if answer == Answer::Html {
         return playground::page(&state);

@@ -2,6 +2,7 @@
 //! and this instance can read the change feed; its detail also says whether secrets are
 //! sealed at rest).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Json;
@@ -20,7 +21,7 @@ pub async fn healthz() -> Json<Value> {
 /// balancer, an orchestrator) needs an answer sooner than the pool would give up.
 const READINESS_DEADLINE: Duration = Duration::from_secs(1);
 
-pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
+pub async fn readyz(State(state): State<Arc<AppState>>) -> (StatusCode, Json<Value>) {
     if !state.feed.is_ready() {
         return (
             StatusCode::SERVICE_UNAVAILABLE,

@@ -138,7 +138,7 @@ pub fn router(state: AppState) -> Router {
         );
     }
     routes
-        .with_state(state)
+        .with_state(Arc::new(state))
         .layer(middleware::from_fn_with_state(
             body_read_timeout,
             body_deadline::limit,

@@ -7,13 +7,14 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 use super::AppState;
 use crate::domain::processor_event::{SIGNATURE_HEADER, WebhookRejection};
 use crate::service::processor_events::{self, EventOutcome, Received, Refusal};
 
 pub async fn receive(
-    State(state): State<AppState>,
+    State(state): State<Arc<AppState>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> (StatusCode, Json<Value>) {

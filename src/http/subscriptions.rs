@@ -47,7 +47,7 @@ mod close {
 const MAX_CLOSE_REASON: usize = 123;
 
 pub async fn upgrade(
-    State(state): State<AppState>,
+    State(state): State<Arc<AppState>>,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
@@ -91,7 +91,7 @@ struct Handshake {
     caller: OnceLock<Caller>,
 }
 
-async fn serve(socket: WebSocket, state: AppState, protocol: WebSocketProtocols) {
+async fn serve(socket: WebSocket, state: Arc<AppState>, protocol: WebSocketProtocols) {
     let (mut sink, stream) = socket.split();
     let handshake = Arc::new(Handshake::default());
     let input = {
