@@ -179,16 +179,16 @@ fn finish(
 
 /// A request's document: shared with the cache of parsed documents (the query limits), or
 /// parsed for this request alone (without them).
-enum Parsed {
+enum RequestDocument {
     Shared(Arc<prevalidated::Parsed>),
     Own(ExecutableDocument),
 }
 
-impl Parsed {
+impl RequestDocument {
     fn get(&self) -> &ExecutableDocument {
         match self {
-            Parsed::Shared(parsed) => parsed.document(),
-            Parsed::Own(doc) => doc,
+            RequestDocument::Shared(parsed) => parsed.document(),
+            RequestDocument::Own(doc) => doc,
         }
     }
 
@@ -196,11 +196,11 @@ impl Parsed {
     /// as validated before, where it was ([`prevalidated::Parsed::mark`]).
     fn into_request(self, request: &mut Request) {
         match self {
-            Parsed::Shared(parsed) => {
+            RequestDocument::Shared(parsed) => {
                 parsed.mark(request);
                 request.set_parsed_query(ExecutableDocument::clone(parsed.document()));
             }
-            Parsed::Own(doc) => request.set_parsed_query(doc),
+            RequestDocument::Own(doc) => request.set_parsed_query(doc),
         }
     }
 }
@@ -220,15 +220,17 @@ impl Inner {
             .map(|viewer| viewer.caller.clone());
         let over_get = OverGet::of(&request);
         let parsed = match guarded {
-            Some(guarded) => Parsed::Shared(guarded.read(account.as_deref(), &mut request)?),
-            None => Parsed::Own(
+            Some(guarded) => {
+                RequestDocument::Shared(guarded.read(account.as_deref(), &mut request)?)
+            }
+            None => RequestDocument::Own(
                 async_graphql::parser::parse_query(&request.query)
                     .map_err(|err| ApiError::ParseFailed(err.to_string()))?,
             ),
         };
         let found = operation::find(parsed.get(), request.operation_name.as_deref());
-        if let Some(guarded) = guarded {
-            guarded.check(account.as_deref(), &request, parsed.get(), &found)?;
+        if let (Some(guarded), RequestDocument::Shared(shared)) = (guarded, &parsed) {
+            guarded.check(account.as_deref(), &request, shared, &found)?;
         }
         // Without the query limits, a document with no operation to run is async-graphql's
         // to refuse.

@@ -29,6 +29,7 @@ use async_graphql::extensions::{
 use async_graphql::parser::types::{DocumentOperations, ExecutableDocument};
 use async_graphql::{Request, Response, ServerError, ServerResult, ValidationResult, Value};
 
+use super::limits::plans::Plans;
 use super::trusted_documents::{ManifestError, TrustedDocuments};
 use super::{Mutation, Query, Subscription, variables};
 use crate::error;
@@ -42,6 +43,10 @@ pub struct Registered;
 pub struct Parsed {
     document: ExecutableDocument,
     validated: AtomicBool,
+    /// Whether its shape passed the query limits' check (which reads nothing else).
+    shape_passed: AtomicBool,
+    /// Its cost plans, by operation and the values of the variables they read.
+    plans: Plans,
 }
 
 /// In a request whose document's validation is to be remembered when it passes.
@@ -52,7 +57,24 @@ impl Parsed {
         Parsed {
             document,
             validated: AtomicBool::new(false),
+            shape_passed: AtomicBool::new(false),
+            plans: Plans::default(),
         }
+    }
+
+    /// Whether its shape passed the query limits' check before.
+    pub fn shape_passed(&self) -> bool {
+        self.shape_passed.load(Ordering::Acquire)
+    }
+
+    /// Remembers that its shape passed the query limits' check.
+    pub fn pass_shape(&self) {
+        self.shape_passed.store(true, Ordering::Release);
+    }
+
+    /// Its cost plans.
+    pub fn plans(&self) -> &Plans {
+        &self.plans
     }
 
     pub fn document(&self) -> &ExecutableDocument {

@@ -340,6 +340,44 @@ on_both_backends! {
         }
     }
 
+    async fn a_document_sent_again_is_costed_for_its_operation_and_values(app: TestApp) {
+        let (_, key) = app.account("Alice").await;
+        // Its plan is kept with the document, for the operation and the values it read: a
+        // page size, a filter. Another cursor or an unread variable changes nothing.
+        let query = "query A($n: Int!, $f: PaymentFilter, $after: String, $x: Boolean = true) { \
+                     payments(first: $n, filter: $f, after: $after) { totalCount nodes { id @include(if: $x) } } } \
+                     query B($n: Int!) { payments(first: $n) { nodes { id refunds { id } } } }";
+        let run = |name: &'static str, variables: Value| {
+            let app = &app;
+            let key = &key;
+            async move {
+                let (_, body) = app
+                    .post_json(
+                        Some(key),
+                        json!({"query": query, "operationName": name, "variables": variables}),
+                    )
+                    .await;
+                assert!(body.get("errors").is_none(), "{body}");
+                cost(&body)["requestedQueryCost"].as_u64().expect("a cost")
+            }
+        };
+        let amount = json!({"amountMin": 1});
+        let cases = [
+            ("A", json!({"n": 5}), 2 + 5 + 1),
+            ("A", json!({"n": 5, "x": false, "after": null}), 2 + 5 + 1),
+            ("A", json!({"n": 5, "f": amount}), 2 + 5 + 100),
+            ("A", json!({"n": 5, "f": {"status": ["SUCCEEDED"]}}), 2 + 5 + 1),
+            ("B", json!({"n": 5}), 2 + 5 * 2),
+            ("A", json!({"n": 40}), 2 + 40 + 1),
+            ("A", json!({"n": 5, "f": amount}), 2 + 5 + 100),
+            ("A", json!({"n": 5}), 2 + 5 + 1),
+            ("B", json!({"n": 40}), 2 + 40 * 2),
+        ];
+        for (name, variables, expected) in cases {
+            assert_eq!(run(name, variables.clone()).await, expected, "{name} {variables}");
+        }
+    }
+
     async fn a_mutation_that_failed_is_still_paid_for(app: TestApp) {
         let (_, key) = app.account("Alice").await;
         let query = "mutation { cancelPayment(paymentId: \"pay_01ARZ3NDEKTSV4RRFFQ69G5FAV\") { payment { id } } }";

@@ -138,9 +138,30 @@ impl Plan {
         operation: &'a OperationDefinition,
         variables: &'a Variables,
     ) -> Self {
-        Plan {
-            fields: planner::plan(table, doc, operation, variables),
-        }
+        Self::with_read(table, doc, operation, variables).0
+    }
+
+    /// [`Plan::new`], and the names of the variables the plan read (whose values it depends
+    /// on: no other variable changes it).
+    pub fn with_read<'a>(
+        table: &'a TypeTable,
+        doc: &'a ExecutableDocument,
+        operation: &'a OperationDefinition,
+        variables: &'a Variables,
+    ) -> (Self, Vec<Name>) {
+        let (fields, read) = planner::plan(table, doc, operation, variables);
+        (Plan { fields }, read)
+    }
+
+    /// A plan of nothing.
+    #[cfg(test)]
+    pub fn empty() -> Self {
+        Plan { fields: Vec::new() }
+    }
+
+    /// How many fields the plan holds, at every depth.
+    pub fn fields(&self) -> usize {
+        count(&self.fields)
     }
 
     /// The cost before anything runs.
@@ -157,6 +178,25 @@ impl Plan {
             _ => 0,
         }
     }
+}
+
+fn count(fields: &[Planned]) -> usize {
+    fields
+        .iter()
+        .map(|field| {
+            1 + match &field.kind {
+                Kind::Free | Kind::TotalCount(_) => 0,
+                Kind::Object(children)
+                | Kind::Mutation(children)
+                | Kind::Rows(children)
+                | Kind::EdgeNode(children)
+                | Kind::Connection {
+                    parts: children, ..
+                }
+                | Kind::Nodes { children, .. } => count(children),
+            }
+        })
+        .sum()
 }
 
 fn sum(fields: &[Planned], each: fn(&Planned) -> u64) -> u64 {

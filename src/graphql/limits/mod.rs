@@ -15,6 +15,7 @@ pub mod budgets;
 pub mod cost;
 pub mod fields;
 pub mod lexical;
+pub mod plans;
 mod settle;
 pub mod shape;
 pub mod shared_budget;
@@ -23,7 +24,7 @@ mod socket;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
-use async_graphql::parser::types::{ExecutableDocument, OperationType};
+use async_graphql::parser::types::OperationType;
 use async_graphql::{Request, ServerError, ServerResult};
 
 use self::budget::BudgetStatus;
@@ -126,7 +127,7 @@ struct Charge {
     account: String,
     requested: u64,
     /// Set once the requested cost was taken from the budget, with where it was taken from.
-    plan: Option<(Plan, Hold)>,
+    plan: Option<(Arc<Plan>, Hold)>,
     /// A subscription pays its requested cost when it starts, whatever its events hold.
     subscription: bool,
     status: BudgetStatus,
@@ -142,7 +143,7 @@ pub(crate) struct GuardedRequest {
 struct ToTake {
     account: String,
     requested: u64,
-    plan: Plan,
+    plan: Arc<Plan>,
     subscription: bool,
 }
 
@@ -188,10 +189,10 @@ impl GuardedRequest {
         &self,
         account: Option<&str>,
         request: &Request,
-        doc: &ExecutableDocument,
+        parsed: &Parsed,
         operation: &Result<Operation<'_>, NoOperation>,
     ) -> ServerResult<()> {
-        self.check_operation(account, request, doc, operation)
+        self.check_operation(account, request, parsed, operation)
             .map_err(|err| self.refused(account, err))
     }
 
@@ -227,9 +228,10 @@ impl GuardedRequest {
         &self,
         account: Option<&str>,
         request: &Request,
-        doc: &ExecutableDocument,
+        parsed: &Parsed,
         operation: &Result<Operation<'_>, NoOperation>,
     ) -> Result<(), ApiError> {
+        let doc = parsed.document();
         let limits = &self.shared.limits;
         let refuse_shape = |refusal: ShapeRefusal| {
             if refusal.is_size() {
@@ -238,7 +240,11 @@ impl GuardedRequest {
                 ApiError::ValidationFailed(refusal.message())
             }
         };
-        shape::check(doc, limits.shape).map_err(refuse_shape)?;
+        // The shape is the document's alone: checked once per document.
+        if !parsed.shape_passed() {
+            shape::check(doc, limits.shape).map_err(refuse_shape)?;
+            parsed.pass_shape();
+        }
         let operation = operation
             .as_ref()
             .map_err(|refusal| refuse_shape(ShapeRefusal::from(refusal)))?;
@@ -253,11 +259,17 @@ impl GuardedRequest {
                     .into(),
             ));
         }
-        let plan = Plan::new(
-            &self.shared.table,
-            doc,
-            operation.definition,
+        let plan = parsed.plans().get_or_make(
+            request.operation_name.as_deref(),
             &request.variables,
+            || {
+                Plan::with_read(
+                    &self.shared.table,
+                    doc,
+                    operation.definition,
+                    &request.variables,
+                )
+            },
         );
         let requested = plan.requested();
         let Some(account) = account else {

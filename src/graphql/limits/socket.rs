@@ -37,7 +37,7 @@ impl Extension for GuardedRequest {
         let parsed = self.read(account.as_deref(), &mut request)?;
         let doc = parsed.document();
         let operation = operation::find(doc, request.operation_name.as_deref());
-        self.check(account.as_deref(), &request, doc, &operation)?;
+        self.check(account.as_deref(), &request, &parsed, &operation)?;
         self.take().await?;
         request.set_parsed_query(ExecutableDocument::clone(doc));
         next.run(ctx, request).await

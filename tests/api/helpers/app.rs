@@ -325,10 +325,16 @@ impl TestApp {
 
     /// Posts a GraphQL request; returns the HTTP status and the JSON body.
     pub async fn post(&self, key: Option<&str>, query: &str, variables: Value) -> (u16, Value) {
+        self.post_json(key, json!({"query": query, "variables": variables}))
+            .await
+    }
+
+    /// Posts `body` (a GraphQL request as JSON); returns the HTTP status and the JSON body.
+    pub async fn post_json(&self, key: Option<&str>, body: Value) -> (u16, Value) {
         let mut request = self
             .http
             .post(format!("{}/graphql", self.address))
-            .json(&json!({"query": query, "variables": variables}));
+            .json(&body);
         if let Some(key) = key {
             request = request.bearer_auth(key);
         }

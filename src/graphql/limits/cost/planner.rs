@@ -2,25 +2,26 @@
 //! field's kind read from the schema's types, page sizes and ids read from arguments and
 //! variables.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use async_graphql::parser::types::{
     ExecutableDocument, Field, OperationDefinition, Selection, SelectionSet,
 };
-use async_graphql::{Value, Variables};
+use async_graphql::{Name, Value, Variables};
 use async_graphql_value::Value as ParsedValue;
 
 use super::{COUNTED_TOTAL_COST, Kind, MAX_NODES, Planned, TOTAL_COUNT_COST, TypeTable};
 use crate::domain::paging::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE};
 use crate::graphql::operation::root_type;
 
-/// The fields of `operation`, planned.
+/// The fields of `operation`, planned, and the names of the variables read to plan them.
 pub(super) fn plan(
     table: &TypeTable,
     doc: &ExecutableDocument,
     operation: &OperationDefinition,
     variables: &Variables,
-) -> Vec<Planned> {
+) -> (Vec<Planned>, Vec<Name>) {
     let defaults = operation
         .variable_definitions
         .iter()
@@ -34,6 +35,7 @@ pub(super) fn plan(
         doc,
         variables,
         defaults,
+        read: RefCell::new(Vec::new()),
     };
     let mut fields = Vec::new();
     planner.set(
@@ -41,7 +43,7 @@ pub(super) fn plan(
         root_type(operation.ty),
         &mut fields,
     );
-    fields
+    (fields, planner.read.into_inner())
 }
 
 struct Planner<'a> {
@@ -50,6 +52,8 @@ struct Planner<'a> {
     variables: &'a Variables,
     /// The operation's variable defaults, for variables the request leaves out.
     defaults: HashMap<&'a str, &'a Value>,
+    /// The variables read so far, each once.
+    read: RefCell<Vec<Name>>,
 }
 
 impl Planner<'_> {
@@ -173,11 +177,16 @@ impl Planner<'_> {
     /// variable's default).
     fn argument<'v>(&'v self, field: &'v Field, name: &str) -> Option<ArgValue<'v>> {
         match &field.get_argument(name)?.node {
-            ParsedValue::Variable(var) => self
-                .variables
-                .get(var)
-                .or_else(|| self.defaults.get(var.as_str()).copied())
-                .map(ArgValue::Const),
+            ParsedValue::Variable(var) => {
+                let mut read = self.read.borrow_mut();
+                if !read.contains(var) {
+                    read.push(var.clone());
+                }
+                self.variables
+                    .get(var)
+                    .or_else(|| self.defaults.get(var.as_str()).copied())
+                    .map(ArgValue::Const)
+            }
             value => Some(ArgValue::Parsed(value)),
         }
     }
