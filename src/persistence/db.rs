@@ -15,6 +15,7 @@ use sea_orm::{
 };
 
 use super::DbError;
+use super::observed::Observer;
 use super::watch::Watch;
 use crate::domain::sealed::Sealer;
 
@@ -54,6 +55,8 @@ pub struct Db {
     backend: Backend,
     /// Seals the secrets this database stores (see [`crate::domain::sealed`]).
     sealer: Sealer,
+    /// Told of every statement run.
+    observer: Observer,
     /// Statements run so far, for tests that check batching.
     #[cfg(feature = "test-support")]
     statements: Arc<AtomicU64>,
@@ -71,23 +74,17 @@ impl Db {
         if let (Backend::Postgres, Some(schema)) = (backend, &config.schema) {
             create_schema(config, schema).await?;
         }
+        let conn = Database::connect(options(config, backend, config.max_connections)).await?;
         #[cfg_attr(not(feature = "test-support"), allow(unused_mut))]
-        let mut conn = Database::connect(options(config, backend, config.max_connections)).await?;
+        let mut db = Self::wrap(conn, backend)?;
         #[cfg(feature = "test-support")]
-        let statements = Arc::new(AtomicU64::new(0));
-        #[cfg(feature = "test-support")]
-        let counter = statements.clone();
-        #[cfg(feature = "test-support")]
-        conn.set_metric_callback(move |_| {
-            counter.fetch_add(1, Ordering::Relaxed);
-        });
-        Ok(Self {
-            conn,
-            backend,
-            sealer: Sealer::none(),
-            #[cfg(feature = "test-support")]
-            statements,
-        })
+        {
+            let counter = db.statements.clone();
+            db.observe(move |_| {
+                counter.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+        Ok(db)
     }
 
     /// A pool of its own (of at most `max_connections`) for background work, so that it
@@ -153,9 +150,23 @@ impl Db {
             conn,
             backend,
             sealer: Sealer::none(),
+            observer: Observer::default(),
             #[cfg(feature = "test-support")]
             statements: Arc::new(AtomicU64::new(0)),
         })
+    }
+
+    /// Calls `hook` for every statement this handle runs, with whether it failed.
+    fn observe(&mut self, hook: impl Fn(bool) + Send + Sync + 'static) {
+        let observer = Observer::new(hook);
+        self.observer = observer.clone();
+        self.conn
+            .set_metric_callback(move |info| observer.ran(info.failed));
+    }
+
+    /// Tells of a statement run on the driver directly, as the ORM tells of its own.
+    pub(super) fn ran(&self, failed: bool) {
+        self.observer.ran(failed);
     }
 
     /// This pool, for one request whose statements are watched: the watch is raised when any
@@ -167,10 +178,10 @@ impl Db {
         let raised = watch.clone();
         #[cfg(feature = "test-support")]
         let counter = self.statements.clone();
-        db.conn.set_metric_callback(move |info| {
+        db.observe(move |failed| {
             #[cfg(feature = "test-support")]
             counter.fetch_add(1, Ordering::Relaxed);
-            if info.failed {
+            if failed {
                 raised.fail();
             }
         });

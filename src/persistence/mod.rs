@@ -14,6 +14,7 @@ pub mod keyset;
 mod listen;
 mod merchant_data;
 pub mod merchant_webhooks;
+mod observed;
 mod payment_columns;
 pub mod payment_pages;
 pub mod payment_writes;

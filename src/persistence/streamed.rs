@@ -60,13 +60,22 @@ pub(super) async fn read<T>(
             // (which may have to open a connection) lives in the stream's own allocation, not
             // in this future, which every caller up to the schema's resolver would carry.
             let mut rows = query.fetch(pool);
-            while let Some(row) = rows
-                .try_next()
-                .await
-                .map_err(|err| failed(DbErr::Query, err))?
-            {
-                take(QueryResult::from(row))?;
-            }
+            let fetched = loop {
+                match rows.try_next().await {
+                    Ok(Some(row)) => {
+                        if let Err(err) = take(QueryResult::from(row)) {
+                            db.ran(false);
+                            return Err(err);
+                        }
+                    }
+                    Ok(None) => break Ok(()),
+                    Err(err) => break Err(err),
+                }
+            };
+            // Told as the ORM tells of its statements: a request's watch on a replica is
+            // raised by a page read that failed there.
+            db.ran(fetched.is_err());
+            fetched.map_err(|err| failed(DbErr::Query, err))?;
         }
         _ => {
             for row in db.conn().query_all_raw(statement).await? {
