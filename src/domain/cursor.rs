@@ -177,7 +177,12 @@ impl Signer {
 
 /// The sort key, the id's ULID bytes and the fingerprint.
 fn fields(key: i64, id: &str, fingerprint: [u8; 8]) -> [u8; FIELDS_LEN] {
-    let suffix = id.split_once('_').map_or("", |(_, suffix)| suffix);
+    // The id's prefix is a few ASCII letters: a byte scan finds its `_` where a general
+    // character search set itself up for every row's cursor.
+    let suffix = id
+        .bytes()
+        .position(|b| b == b'_')
+        .map_or("", |at| &id[at + 1..]);
     let ulid = Ulid::from_string(suffix).unwrap_or_default();
     let mut fields = [0; FIELDS_LEN];
     fields[..8].copy_from_slice(&key.to_be_bytes());
