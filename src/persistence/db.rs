@@ -6,13 +6,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use migration::{Migrator, MigratorTrait};
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{
     ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseConnectionType,
-    DatabaseTransaction, DbBackend, DbErr, SqliteTransactionMode, Statement, TransactionOptions,
+    DatabaseTransaction, DbErr, SqliteTransactionMode, Statement, TransactionOptions,
     TransactionTrait,
 };
+
+mod migrations;
 
 use super::DbError;
 use super::observed::Observer;
@@ -61,10 +62,6 @@ pub struct Db {
     #[cfg(feature = "test-support")]
     statements: Arc<AtomicU64>,
 }
-
-/// A PostgreSQL advisory lock key taken while migrating, so instances starting together
-/// migrate one after the other.
-const MIGRATION_LOCK_KEY: i64 = 0x6770_6179_6d69_6772;
 
 impl Db {
     #[tracing::instrument(skip_all, fields(backend))]
@@ -188,33 +185,6 @@ impl Db {
         (db, watch)
     }
 
-    /// Applies every pending migration. On PostgreSQL, concurrent callers wait on an advisory
-    /// lock held on a dedicated connection that also runs the migrations.
-    #[tracing::instrument(skip_all)]
-    pub async fn migrate(config: &DbConfig) -> Result<(), DbError> {
-        let backend = backend_of(&config.url)?;
-        if let (Backend::Postgres, Some(schema)) = (backend, &config.schema) {
-            create_schema(config, schema).await?;
-        }
-        let conn = Database::connect(options(config, backend, 1)).await?;
-        let lock = |sql: &str| Statement::from_string(DbBackend::Postgres, sql.to_string());
-        if backend == Backend::Postgres {
-            conn.execute_raw(lock(&format!(
-                "SELECT pg_advisory_lock({MIGRATION_LOCK_KEY})"
-            )))
-            .await?;
-        }
-        let result = Migrator::up(&conn, None).await;
-        if backend == Backend::Postgres {
-            conn.execute_raw(lock(&format!(
-                "SELECT pg_advisory_unlock({MIGRATION_LOCK_KEY})"
-            )))
-            .await?;
-        }
-        conn.close().await?;
-        Ok(result?)
-    }
-
     /// Statements this pool has run so far (for checking that loaders batch).
     ///
     /// Exists for the tests and benchmarks (feature `test-support`).
@@ -277,15 +247,6 @@ impl Db {
     #[cfg(feature = "test-support")]
     pub async fn execute_unprepared(&self, sql: &str) -> Result<(), DbError> {
         self.conn.execute_unprepared(sql).await?;
-        Ok(())
-    }
-
-    /// Undoes the newest `steps` migrations (to test a migration's treatment of existing rows).
-    ///
-    /// Exists for the tests and benchmarks (feature `test-support`).
-    #[cfg(feature = "test-support")]
-    pub async fn undo_migrations(&self, steps: u32) -> Result<(), DbError> {
-        Migrator::down(&self.conn, Some(steps)).await?;
         Ok(())
     }
 
