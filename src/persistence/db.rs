@@ -9,8 +9,7 @@ use std::time::Duration;
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{
     ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseConnectionType,
-    DatabaseTransaction, DbErr, SqliteTransactionMode, Statement, TransactionOptions,
-    TransactionTrait,
+    DatabaseTransaction, DbErr, SqliteTransactionMode, TransactionOptions, TransactionTrait,
 };
 
 mod migrations;
@@ -258,7 +257,7 @@ impl Db {
         let backend = self.conn.get_database_backend();
         let rows = self
             .conn
-            .query_all_raw(Statement::from_string(backend, sql.to_string()))
+            .query_all_raw(sea_orm::Statement::from_string(backend, sql.to_string()))
             .await?;
         Ok(rows
             .iter()
