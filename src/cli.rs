@@ -109,6 +109,19 @@ pub enum AccountCommand {
     },
 }
 
+/// The runtime a command runs on: as many threads as `serve --worker-threads` asks for, one
+/// per CPU core otherwise.
+pub fn runtime(cli: &Cli) -> std::io::Result<tokio::runtime::Runtime> {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    builder.enable_all();
+    if let Command::Serve(args) = &cli.command
+        && let Some(threads) = args.worker_threads
+    {
+        builder.worker_threads(usize::from(threads));
+    }
+    builder.build()
+}
+
 /// Runs a parsed command line; the error is printed by `main`.
 pub async fn run(cli: Cli) -> Result<(), String> {
     match cli.command {

@@ -7,11 +7,16 @@ use graphpay::cli::{self, Cli};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    graphpay::telemetry::init(cli.log_format);
-    match cli::run(cli).await {
+    let outcome = match cli::runtime(&cli) {
+        Ok(runtime) => runtime.block_on(async {
+            graphpay::telemetry::init(cli.log_format);
+            cli::run(cli).await
+        }),
+        Err(error) => Err(format!("cannot start the runtime: {error}")),
+    };
+    match outcome {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");

@@ -242,6 +242,7 @@ fn help_documents_every_serve_setting_with_its_env_variable() {
         "GRAPHPAY_IDLE_TIMEOUT_SECS",
         "GRAPHPAY_WS_INIT_TIMEOUT_SECS",
         "GRAPHPAY_WS_MAX_MESSAGE_BYTES",
+        "GRAPHPAY_WORKER_THREADS",
     ] {
         assert!(help.contains(env), "--help lacks {env}");
     }
@@ -482,6 +483,35 @@ fn no_demo_takes_the_usual_boolean_spellings_and_the_flag() {
             .is_some_and(|stderr| stderr.contains("GRAPHPAY_NO_DEMO") || stderr.contains("maybe")),
         "an unreadable boolean is refused"
     );
+}
+
+/// The runtime's worker threads of a running gateway (tokio names them `tokio-rt-worker`).
+fn runtime_threads(served: &Served) -> usize {
+    let tasks = std::fs::read_dir(format!("/proc/{}/task", served.child.id())).unwrap();
+    tasks
+        .filter_map(|task| std::fs::read_to_string(task.unwrap().path().join("comm")).ok())
+        .filter(|name| name.trim() == "tokio-rt-worker")
+        .count()
+}
+
+#[test]
+fn worker_threads_are_as_many_as_asked_and_a_count_out_of_range_is_refused() {
+    let one = serve(&["--worker-threads", "1"], &[]).expect("one thread serves");
+    let four = serve(&[], &[("GRAPHPAY_WORKER_THREADS", "4")]).expect("four threads serve");
+    let (few, many) = (runtime_threads(&one), runtime_threads(&four));
+    one.stop();
+    four.stop();
+    assert_eq!(few, 1, "one worker thread asked");
+    assert_eq!(many, 4, "four worker threads asked");
+    for bad in ["0", "1025", "many"] {
+        let refused = serve(&["--worker-threads", bad], &[]).err();
+        assert!(
+            refused
+                .as_deref()
+                .is_some_and(|stderr| stderr.contains("--worker-threads")),
+            "--worker-threads {bad} is refused by name: {refused:?}"
+        );
+    }
 }
 
 #[test]
