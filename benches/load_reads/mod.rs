@@ -226,73 +226,89 @@ fn measure(
 
     let bodies = Bodies::write(schema, &id_of(rows))?;
     let dash = "-".to_string();
-    for &c in concurrency {
-        let gateway = start_gateway(&env)?;
-        // Unmeasured: the pool opens its connections and the first documents are parsed, so
-        // the runs below measure the steady state.
-        wrk(&gateway.address, "load.lua", &["page", &key, "-"], c, 2)?;
-        for (label, mode, credential, arg) in [
-            ("first page", "page", &key, &dash),
-            ("page at depth 900,000", "deep", &key, &cursor),
-            ("first page + totalCount", "count", &key, &dash),
-            (
-                "dashboard list, by documentId",
-                "body",
-                &token,
-                &bodies.list_by_id,
-            ),
-            (
-                "dashboard list, as text",
-                "body",
-                &key,
-                &bodies.list_as_text,
-            ),
-            (
-                "payment details, by documentId",
-                "body",
-                &token,
-                &bodies.details_by_id,
-            ),
-            ("first page, unfiltered", "body", &key, &bodies.unfiltered),
-            ("event log page", "body", &events_key, &bodies.events),
-            (
-                "event log page, each event's payment",
-                "body",
-                &events_key,
-                &bodies.events_with_payment,
-            ),
-            (
-                "first page, filtered by one metadata entry (10%)",
-                "body",
-                &key,
-                &bodies.filtered,
-            ),
-        ] {
-            let (credential, arg): (&str, &str) = (credential, arg);
-            // Unmeasured: each document is first sent for 2 s, so that every run measures the
-            // steady state (its statement prepared on the pool's connections and planned, its
-            // rows' pages in memory), not the first requests of a document.
-            wrk(&gateway.address, "load.lua", &[mode, credential, arg], c, 2)?;
-            let before = gateway.cpu_time().unwrap_or_default();
-            let run = wrk(
-                &gateway.address,
-                "load.lua",
-                &[mode, credential, arg],
-                c,
-                seconds,
-            )?;
-            let cpu = gateway.cpu_time().unwrap_or_default() - before;
-            let line = format!(
-                "| {label} | {c} | {:.0} | {:.2} | {:.2} | {:.3} | {:.1} | {} |",
-                run.rps,
-                run.p50_ms,
-                run.p99_ms,
-                cpu.as_secs_f64() * 1e3 / run.requests.max(1.0),
-                gateway.resident_mib().unwrap_or_default(),
-                run.errors
-            );
-            eprintln!("{line}");
-            lines.push(line);
+    // The gateway as it starts by default (a thread per core), then the documents the dashboard
+    // sends and the first page again with one worker thread (`--worker-threads 1`), on the
+    // cores it shares with PostgreSQL and wrk.
+    let one_thread = [
+        env.clone(),
+        vec![("GRAPHPAY_WORKER_THREADS", "1".to_string())],
+    ]
+    .concat();
+    for (threads, env, every_document) in [
+        ("", &env, true),
+        (", one worker thread", &one_thread, false),
+    ] {
+        for &c in concurrency {
+            let gateway = start_gateway(env)?;
+            // Unmeasured: the pool opens its connections and the first documents are parsed, so
+            // the runs below measure the steady state.
+            wrk(&gateway.address, "load.lua", &["page", &key, "-"], c, 2)?;
+            for (label, mode, credential, arg) in [
+                ("first page", "page", &key, &dash),
+                ("page at depth 900,000", "deep", &key, &cursor),
+                ("first page + totalCount", "count", &key, &dash),
+                (
+                    "dashboard list, by documentId",
+                    "body",
+                    &token,
+                    &bodies.list_by_id,
+                ),
+                (
+                    "dashboard list, as text",
+                    "body",
+                    &key,
+                    &bodies.list_as_text,
+                ),
+                (
+                    "payment details, by documentId",
+                    "body",
+                    &token,
+                    &bodies.details_by_id,
+                ),
+                ("first page, unfiltered", "body", &key, &bodies.unfiltered),
+                ("event log page", "body", &events_key, &bodies.events),
+                (
+                    "event log page, each event's payment",
+                    "body",
+                    &events_key,
+                    &bodies.events_with_payment,
+                ),
+                (
+                    "first page, filtered by one metadata entry (10%)",
+                    "body",
+                    &key,
+                    &bodies.filtered,
+                ),
+            ]
+            .into_iter()
+            .filter(|(label, ..)| every_document || FOR_ONE_THREAD.contains(label))
+            {
+                let (credential, arg): (&str, &str) = (credential, arg);
+                // Unmeasured: each document is first sent for 2 s, so that every run measures the
+                // steady state (its statement prepared on the pool's connections and planned, its
+                // rows' pages in memory), not the first requests of a document.
+                wrk(&gateway.address, "load.lua", &[mode, credential, arg], c, 2)?;
+                let before = gateway.cpu_time().unwrap_or_default();
+                let run = wrk(
+                    &gateway.address,
+                    "load.lua",
+                    &[mode, credential, arg],
+                    c,
+                    seconds,
+                )?;
+                let cpu = gateway.cpu_time().unwrap_or_default() - before;
+                let line = format!(
+                    "| {label}{threads} | {c} | {:.0} | {:.2} | {:.2} | {:.3} | {:.1} | {} |",
+                    run.rps,
+                    run.p50_ms,
+                    run.p99_ms,
+                    cpu.as_secs_f64() * 1e3 / run.requests.max(1.0),
+                    gateway.resident_mib().unwrap_or_default(),
+                    run.errors
+                );
+                eprintln!("{line}");
+                lines.push(line);
+            }
         }
     }
     // The gateway's page statement at depth 900,000, as pgbench runs it.
@@ -328,6 +344,14 @@ fn measure(
     bodies.remove();
     Ok(())
 }
+
+/// The documents measured again with one worker thread.
+const FOR_ONE_THREAD: [&str; 4] = [
+    "first page",
+    "dashboard list, by documentId",
+    "dashboard list, as text",
+    "payment details, by documentId",
+];
 
 /// The dashboard's trusted documents (`examples/dashboard`), as relay-compiler writes them.
 const MANIFEST: &str = "examples/dashboard/persisted-documents.json";
