@@ -1,5 +1,6 @@
 //! The Prometheus endpoint: installs the process-wide recorder once, and serves `GET /metrics`
-//! on an address of its own, apart from the API, refreshing the pool gauges at each scrape.
+//! on an address of its own, apart from the API, refreshing the pool and runtime gauges at each
+//! scrape.
 
 use std::net::SocketAddr;
 use std::sync::OnceLock;
@@ -128,6 +129,7 @@ async fn scrape(State(scraped): State<Scraped>) -> Response {
     if let Some(pool) = scraped.db.pool_sizes() {
         super::record_pool(pool.idle, pool.in_use, pool.max);
     }
+    super::record_runtime();
     (
         [(CONTENT_TYPE, HeaderValue::from_static(TEXT_FORMAT))],
         scraped.handle.render(),

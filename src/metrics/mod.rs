@@ -50,6 +50,8 @@ pub const CONNECTIONS_TIMED_OUT_TOTAL: &str = "graphpay_connections_timed_out_to
 pub const DB_POOL_CONNECTIONS: &str = "graphpay_db_pool_connections";
 /// The database pool's size limit.
 pub const DB_POOL_MAX_CONNECTIONS: &str = "graphpay_db_pool_max_connections";
+/// The async runtime's worker threads (`serve --worker-threads`).
+pub const RUNTIME_WORKER_THREADS: &str = "graphpay_runtime_worker_threads";
 /// Subscriptions open now.
 pub const SUBSCRIPTIONS_OPEN: &str = "graphpay_subscriptions_open";
 /// Client connections open now.
@@ -252,6 +254,12 @@ pub fn record_pool(idle: u32, in_use: u32, max: u32) {
     gauge!(DB_POOL_MAX_CONNECTIONS).set(f64::from(max));
 }
 
+/// Records the worker threads of the runtime this is called on.
+pub fn record_runtime() {
+    let workers = tokio::runtime::Handle::current().metrics().num_workers();
+    gauge!(RUNTIME_WORKER_THREADS).set(workers as f64);
+}
+
 /// The HELP lines of every metric.
 fn describe() {
     replicas::describe();
@@ -328,6 +336,10 @@ fn describe() {
         "Database pool connections, idle or in use"
     );
     describe_gauge!(DB_POOL_MAX_CONNECTIONS, "Database pool size limit");
+    describe_gauge!(
+        RUNTIME_WORKER_THREADS,
+        "Worker threads of the runtime that answers requests"
+    );
     describe_gauge!(SUBSCRIPTIONS_OPEN, "Subscriptions open");
     describe_gauge!(CONNECTIONS_OPEN, "Client connections open");
 }
