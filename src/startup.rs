@@ -321,7 +321,8 @@ pub async fn serve(config: Config) -> Result<(), StartupError> {
     };
     let app = Application::build(config).await?;
     let addr = app.local_addr();
-    tracing::info!(%addr, "graphpay listening");
+    let worker_threads = tokio::runtime::Handle::current().metrics().num_workers();
+    tracing::info!(%addr, worker_threads, "graphpay listening");
     let mut lines = vec![
         format!("graphpay is listening on http://{addr}"),
         format!("playground: http://{addr}/graphql"),

@@ -226,17 +226,19 @@ fn measure(
 
     let bodies = Bodies::write(schema, &id_of(rows))?;
     let dash = "-".to_string();
-    // The gateway as it starts by default (a thread per core), then the documents the dashboard
-    // sends and the first page again with one worker thread (`--worker-threads 1`), on the
-    // cores it shares with PostgreSQL and wrk.
-    let one_thread = [
+    // The gateway as it starts by default (a thread per core less the one PostgreSQL, on this
+    // host, keeps), then the documents the dashboard sends and the first page again with a
+    // thread per core (`--worker-threads` the number of cores), on the cores it shares with
+    // PostgreSQL and wrk.
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let per_core = [
         env.clone(),
-        vec![("GRAPHPAY_WORKER_THREADS", "1".to_string())],
+        vec![("GRAPHPAY_WORKER_THREADS", cores.to_string())],
     ]
     .concat();
     for (threads, env, every_document) in [
         ("", &env, true),
-        (", one worker thread", &one_thread, false),
+        (", a worker thread per core", &per_core, false),
     ] {
         for &c in concurrency {
             let gateway = start_gateway(env)?;
@@ -292,7 +294,7 @@ fn measure(
                 ),
             ]
             .into_iter()
-            .filter(|&(.., with_one_thread)| every_document || with_one_thread)
+            .filter(|&(.., again_per_core)| every_document || again_per_core)
             {
                 let (credential, arg): (&str, &str) = (credential, arg);
                 // Unmeasured: each document is first sent for 2 s, so that every run measures the

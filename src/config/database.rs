@@ -101,6 +101,35 @@ impl DatabaseArgs {
         }
     }
 
+    /// Whether the database runs on this host, sharing its CPU cores with the gateway:
+    /// SQLite (in the process), or PostgreSQL over a Unix socket or at a loopback address.
+    /// A host name other than `localhost` is not looked up, so it counts as another host.
+    pub fn database_on_this_host(&self) -> bool {
+        let Ok(url) = url::Url::parse(&self.database_url) else {
+            return false;
+        };
+        if url.scheme() == "sqlite" {
+            return true;
+        }
+        let socket_dir = url
+            .query_pairs()
+            .any(|(name, value)| name == "host" && value.starts_with('/'));
+        match url.host() {
+            _ if socket_dir => true,
+            None => true,
+            // A `postgres:` URL's host is not parsed as an address: it comes as a name.
+            Some(url::Host::Domain(name)) => {
+                name.eq_ignore_ascii_case("localhost")
+                    || name.starts_with("%2F")
+                    || name
+                        .parse::<std::net::IpAddr>()
+                        .is_ok_and(|ip| ip.is_loopback())
+            }
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        }
+    }
+
     pub fn db_config(&self) -> DbConfig {
         DbConfig {
             url: self.database_url.clone(),
@@ -108,6 +137,50 @@ impl DatabaseArgs {
             max_connections: self.database_max_connections.max(1),
             busy_timeout: Duration::from_millis(self.sqlite_busy_timeout_ms),
             acquire_timeout: Duration::from_millis(self.database_acquire_timeout_ms.max(1)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Line {
+        #[command(flatten)]
+        database: super::DatabaseArgs,
+    }
+
+    fn on_this_host(url: &str) -> bool {
+        Line::parse_from(["graphpay", "--database-url", url])
+            .database
+            .database_on_this_host()
+    }
+
+    #[test]
+    fn a_database_on_this_host_is_told_from_one_elsewhere() {
+        for here in [
+            "sqlite://graphpay.db?mode=rwc",
+            "sqlite::memory:",
+            "postgres://postgres@127.0.0.1:5432/test",
+            "postgres://postgres@127.9.9.9/test",
+            "postgresql://app@localhost/payments",
+            "postgres://app@LOCALHOST:5433/payments",
+            "postgres://app@[::1]:5432/payments",
+            "postgres:///payments",
+            "postgres://app@%2Fvar%2Frun%2Fpostgresql/payments",
+            "postgres://app@db.internal/payments?host=/var/run/postgresql",
+        ] {
+            assert!(on_this_host(here), "{here} is on this host");
+        }
+        for elsewhere in [
+            "postgres://app@db.internal:5432/payments",
+            "postgres://app@10.0.0.7/payments",
+            "postgres://app@[2001:db8::1]/payments",
+            "postgres://app@localhost.example.com/payments",
+            "not a url",
+        ] {
+            assert!(!on_this_host(elsewhere), "{elsewhere} is elsewhere");
         }
     }
 }
