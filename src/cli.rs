@@ -110,7 +110,7 @@ pub enum AccountCommand {
 }
 
 /// The runtime a command runs on: as many threads as `serve --worker-threads` asks for;
-/// unset, one per CPU core, less one for a database on this host. Other commands: one per
+/// unset, one per CPU core, less one for a database server on this host. Other commands: one per
 /// core.
 pub fn runtime(cli: &Cli) -> std::io::Result<tokio::runtime::Runtime> {
     let mut builder = tokio::runtime::Builder::new_multi_thread();
@@ -119,15 +119,16 @@ pub fn runtime(cli: &Cli) -> std::io::Result<tokio::runtime::Runtime> {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         builder.worker_threads(match args.worker_threads {
             Some(threads) => usize::from(threads),
-            None => default_worker_threads(cores, args.database.database_on_this_host()),
+            None => default_worker_threads(cores, args.database.database_server_on_this_host()),
         });
     }
     builder.build()
 }
 
-/// One worker thread per core, less the one a database on this host keeps; at least one.
-fn default_worker_threads(cores: usize, database_on_this_host: bool) -> usize {
-    let kept = usize::from(database_on_this_host);
+/// One worker thread per core, less the one a database server on this host keeps; at least
+/// one.
+fn default_worker_threads(cores: usize, database_server_on_this_host: bool) -> usize {
+    let kept = usize::from(database_server_on_this_host);
     cores.saturating_sub(kept).max(1)
 }
 
@@ -272,7 +273,7 @@ mod tests {
     use super::default_worker_threads;
 
     #[test]
-    fn a_database_on_this_host_keeps_a_core_and_at_least_one_thread_answers() {
+    fn a_database_server_on_this_host_keeps_a_core_and_at_least_one_thread_answers() {
         assert_eq!(default_worker_threads(2, true), 1);
         assert_eq!(default_worker_threads(16, true), 15);
         assert_eq!(default_worker_threads(1, true), 1);

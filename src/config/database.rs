@@ -101,15 +101,16 @@ impl DatabaseArgs {
         }
     }
 
-    /// Whether the database runs on this host, sharing its CPU cores with the gateway:
-    /// SQLite (in the process), or PostgreSQL over a Unix socket or at a loopback address.
-    /// A host name other than `localhost` is not looked up, so it counts as another host.
-    pub fn database_on_this_host(&self) -> bool {
+    /// Whether the database is a server on this host, whose processes share its CPU cores
+    /// with the gateway: PostgreSQL over a Unix socket or at a loopback address. SQLite runs
+    /// in the gateway's own threads and is not one. A host name other than `localhost` is not
+    /// looked up, so it counts as another host.
+    pub fn database_server_on_this_host(&self) -> bool {
         let Ok(url) = url::Url::parse(&self.database_url) else {
             return false;
         };
-        if url.scheme() == "sqlite" {
-            return true;
+        if !matches!(url.scheme(), "postgres" | "postgresql") {
+            return false;
         }
         let socket_dir = url
             .query_pairs()
@@ -154,14 +155,12 @@ mod tests {
     fn on_this_host(url: &str) -> bool {
         Line::parse_from(["graphpay", "--database-url", url])
             .database
-            .database_on_this_host()
+            .database_server_on_this_host()
     }
 
     #[test]
-    fn a_database_on_this_host_is_told_from_one_elsewhere() {
+    fn a_database_server_on_this_host_is_told_from_one_elsewhere() {
         for here in [
-            "sqlite://graphpay.db?mode=rwc",
-            "sqlite::memory:",
             "postgres://postgres@127.0.0.1:5432/test",
             "postgres://postgres@127.9.9.9/test",
             "postgresql://app@localhost/payments",
@@ -179,6 +178,9 @@ mod tests {
             "postgres://app@[2001:db8::1]/payments",
             "postgres://app@localhost.example.com/payments",
             "not a url",
+            // In the process, not a server of its own.
+            "sqlite://graphpay.db?mode=rwc",
+            "sqlite::memory:",
         ] {
             assert!(!on_this_host(elsewhere), "{elsewhere} is elsewhere");
         }
