@@ -110,8 +110,8 @@ pub enum AccountCommand {
 }
 
 /// The runtime a command runs on: as many threads as `serve --worker-threads` asks for;
-/// unset, one per CPU core, less one for a database server on this host. Other commands: one per
-/// core.
+/// unset, one per CPU core, less one for a database server on this host. Other commands: one
+/// per core.
 pub fn runtime(cli: &Cli) -> std::io::Result<tokio::runtime::Runtime> {
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     builder.enable_all();

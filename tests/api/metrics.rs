@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use crate::helpers::{GatewayProcess, Socket, create_payload, first_error_code};
+use crate::helpers::{GatewayProcess, OwnDatabase, Socket, create_payload, first_error_code};
 
 const METRICS_ON: (&str, &str) = ("GRAPHPAY_METRICS_LISTEN", "127.0.0.1:0");
 
@@ -436,6 +436,24 @@ async fn the_runtime_has_as_many_worker_threads_as_asked() {
         let workers = gateway.metric("graphpay_runtime_worker_threads").await;
         assert_eq!(workers, expected, "{asked:?} worker threads asked");
     }
+}
+
+/// PostgreSQL on this host (the test server is at a loopback address) keeps a core from the
+/// default: one worker thread per core less one, at least one.
+#[tokio::test]
+#[cfg_attr(
+    not(pg_tests),
+    ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run"
+)]
+async fn postgresql_on_this_host_keeps_a_core_from_the_default_postgres() {
+    let url = crate::helpers::postgres_url();
+    let server = url.rsplit_once('/').expect("a URL with a database").0;
+    let database = OwnDatabase::create(server).await;
+    let url = database.url(server);
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let gateway = GatewayProcess::start(&[METRICS_ON, ("DATABASE_URL", url.as_str())]);
+    let workers = gateway.metric("graphpay_runtime_worker_threads").await;
+    assert_eq!(workers, cores.saturating_sub(1).max(1) as f64, "{url}");
 }
 
 #[tokio::test]
