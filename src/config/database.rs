@@ -5,7 +5,7 @@ use std::time::Duration;
 use clap::Args;
 
 use crate::domain::sealed::Sealer;
-use crate::persistence::DbConfig;
+use crate::persistence::{Backend, DbConfig, backend_of};
 
 /// Where the database is.
 #[derive(Args, Clone, Debug)]
@@ -106,17 +106,19 @@ impl DatabaseArgs {
     /// in the gateway's own threads and is not one. A host name other than `localhost` is not
     /// looked up, so it counts as another host.
     pub fn database_server_on_this_host(&self) -> bool {
+        if !matches!(backend_of(&self.database_url), Ok(Backend::Postgres)) {
+            return false;
+        }
         let Ok(url) = url::Url::parse(&self.database_url) else {
             return false;
         };
-        if !matches!(url.scheme(), "postgres" | "postgresql") {
-            return false;
-        }
         let socket_dir = url
             .query_pairs()
             .any(|(name, value)| name == "host" && value.starts_with('/'));
+        if socket_dir {
+            return true;
+        }
         match url.host() {
-            _ if socket_dir => true,
             None => true,
             // A `postgres:` URL's host is not parsed as an address: it comes as a name.
             Some(url::Host::Domain(name)) => {

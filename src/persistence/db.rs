@@ -292,7 +292,8 @@ fn pool_sizes<D: sea_orm::sqlx::Database>(pool: &sea_orm::sqlx::Pool<D>) -> Pool
     }
 }
 
-fn backend_of(url: &str) -> Result<Backend, DbErr> {
+/// The database a URL names, by its scheme.
+pub fn backend_of(url: &str) -> Result<Backend, DbErr> {
     if url.starts_with("sqlite:") {
         Ok(Backend::Sqlite)
     } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
