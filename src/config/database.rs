@@ -5,7 +5,7 @@ use std::time::Duration;
 use clap::Args;
 
 use crate::domain::sealed::Sealer;
-use crate::persistence::{Backend, DbConfig, backend_of};
+use crate::persistence::DbConfig;
 
 /// Where the database is.
 #[derive(Args, Clone, Debug)]
@@ -102,35 +102,9 @@ impl DatabaseArgs {
     }
 
     /// Whether the database is a server on this host, whose processes share its CPU cores
-    /// with the gateway: PostgreSQL over a Unix socket or at a loopback address. SQLite runs
-    /// in the gateway's own threads and is not one. A host name other than `localhost` is not
-    /// looked up, so it counts as another host.
+    /// with the gateway (see [`crate::persistence::server_on_this_host`]).
     pub fn database_server_on_this_host(&self) -> bool {
-        if !matches!(backend_of(&self.database_url), Ok(Backend::Postgres)) {
-            return false;
-        }
-        let Ok(url) = url::Url::parse(&self.database_url) else {
-            return false;
-        };
-        let socket_dir = url
-            .query_pairs()
-            .any(|(name, value)| name == "host" && value.starts_with('/'));
-        if socket_dir {
-            return true;
-        }
-        match url.host() {
-            None => true,
-            // A `postgres:` URL's host is not parsed as an address: it comes as a name.
-            Some(url::Host::Domain(name)) => {
-                name.eq_ignore_ascii_case("localhost")
-                    || name.starts_with("%2F")
-                    || name
-                        .parse::<std::net::IpAddr>()
-                        .is_ok_and(|ip| ip.is_loopback())
-            }
-            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        }
+        crate::persistence::server_on_this_host(&self.database_url)
     }
 
     pub fn db_config(&self) -> DbConfig {
@@ -140,51 +114,6 @@ impl DatabaseArgs {
             max_connections: self.database_max_connections.max(1),
             busy_timeout: Duration::from_millis(self.sqlite_busy_timeout_ms),
             acquire_timeout: Duration::from_millis(self.database_acquire_timeout_ms.max(1)),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Line {
-        #[command(flatten)]
-        database: super::DatabaseArgs,
-    }
-
-    fn on_this_host(url: &str) -> bool {
-        Line::parse_from(["graphpay", "--database-url", url])
-            .database
-            .database_server_on_this_host()
-    }
-
-    #[test]
-    fn a_database_server_on_this_host_is_told_from_one_elsewhere() {
-        for here in [
-            "postgres://postgres@127.0.0.1:5432/test",
-            "postgres://postgres@127.9.9.9/test",
-            "postgresql://app@localhost/payments",
-            "postgres://app@LOCALHOST:5433/payments",
-            "postgres://app@[::1]:5432/payments",
-            "postgres:///payments",
-            "postgres://app@%2Fvar%2Frun%2Fpostgresql/payments",
-            "postgres://app@db.internal/payments?host=/var/run/postgresql",
-        ] {
-            assert!(on_this_host(here), "{here} is on this host");
-        }
-        for elsewhere in [
-            "postgres://app@db.internal:5432/payments",
-            "postgres://app@10.0.0.7/payments",
-            "postgres://app@[2001:db8::1]/payments",
-            "postgres://app@localhost.example.com/payments",
-            "not a url",
-            // In the process, not a server of its own.
-            "sqlite://graphpay.db?mode=rwc",
-            "sqlite::memory:",
-        ] {
-            assert!(!on_this_host(elsewhere), "{elsewhere} is elsewhere");
         }
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use sea_orm::sqlx::postgres::PgConnectOptions;
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{
     ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseConnectionType,
@@ -13,6 +14,10 @@ use sea_orm::{
 };
 
 mod migrations;
+mod on_this_host;
+
+pub use on_this_host::server_on_this_host;
+pub(crate) use on_this_host::tls_as_needed;
 
 use super::DbError;
 use super::observed::Observer;
@@ -70,7 +75,8 @@ impl Db {
         if let (Backend::Postgres, Some(schema)) = (backend, &config.schema) {
             create_schema(config, schema).await?;
         }
-        let conn = Database::connect(options(config, backend, config.max_connections)).await?;
+        let conn =
+            Database::connect(options(config, backend, config.max_connections, |o| o)).await?;
         #[cfg_attr(not(feature = "test-support"), allow(unused_mut))]
         let mut db = Self::wrap(conn, backend)?;
         #[cfg(feature = "test-support")]
@@ -100,18 +106,15 @@ impl Db {
         durable: bool,
     ) -> Result<Self, DbError> {
         let backend = backend_of(&config.url)?;
-        let mut opts = options(config, backend, max_connections);
+        let mut opts = options(config, backend, max_connections, move |o| {
+            let o = o.application_name(application_name);
+            if durable {
+                o
+            } else {
+                o.options([("synchronous_commit", "off")])
+            }
+        });
         opts.connect_timeout(config.acquire_timeout);
-        if backend == Backend::Postgres {
-            opts.map_sqlx_postgres_opts(move |o| {
-                let o = o.application_name(application_name);
-                if durable {
-                    o
-                } else {
-                    o.options([("synchronous_commit", "off")])
-                }
-            });
-        }
         Self::wrap(Database::connect(opts).await?, backend)
     }
 
@@ -134,10 +137,11 @@ impl Db {
                 "a replica must be a PostgreSQL URL (postgres://...)".into(),
             ));
         }
-        let mut opts = options(&replica, Backend::Postgres, max_connections);
+        let mut opts = options(&replica, Backend::Postgres, max_connections, |o| {
+            o.application_name("graphpay-replica-reads")
+        });
         opts.connect_timeout(replica.acquire_timeout)
             .connect_lazy(true);
-        opts.map_sqlx_postgres_opts(|o| o.application_name("graphpay-replica-reads"));
         Self::wrap(Database::connect(opts).await?, Backend::Postgres)
     }
 
@@ -311,7 +315,14 @@ const REPLICA_GIVE_UP: Duration = Duration::from_secs(1);
 /// How long a pooled connection may sit unused before it is pinged on checkout.
 const PING_IF_IDLE_FOR: Duration = Duration::from_secs(1);
 
-fn options(config: &DbConfig, backend: Backend, max_connections: u32) -> ConnectOptions {
+/// The pool's settings; `postgres` adds to the driver's own on PostgreSQL (TLS is decided
+/// here, by [`tls_as_needed`]).
+fn options(
+    config: &DbConfig,
+    backend: Backend,
+    max_connections: u32,
+    postgres: impl Fn(PgConnectOptions) -> PgConnectOptions + Send + Sync + 'static,
+) -> ConnectOptions {
     let mut opts = ConnectOptions::new(config.url.clone());
     opts.max_connections(max_connections)
         .min_connections(0)
@@ -337,6 +348,8 @@ fn options(config: &DbConfig, backend: Backend, max_connections: u32) -> Connect
             if let Some(schema) = &config.schema {
                 opts.set_schema_search_path(schema.clone());
             }
+            let url = config.url.clone();
+            opts.map_sqlx_postgres_opts(move |o| postgres(tls_as_needed(&url, o)));
         }
     }
     opts
@@ -353,9 +366,11 @@ async fn create_schema(config: &DbConfig, schema: &str) -> Result<(), DbErr> {
         )));
     }
     let mut opts = ConnectOptions::new(config.url.clone());
+    let url = config.url.clone();
     opts.max_connections(1)
         .acquire_timeout(config.acquire_timeout)
-        .sqlx_logging(false);
+        .sqlx_logging(false)
+        .map_sqlx_postgres_opts(move |o| tls_as_needed(&url, o));
     let conn = Database::connect(opts).await?;
     conn.execute_unprepared(&format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\""))
         .await?;

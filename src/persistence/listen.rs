@@ -17,9 +17,9 @@ pub async fn listen(
     use sea_orm::sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
     use std::str::FromStr;
     let unavailable = |e: sea_orm::sqlx::Error| DbError::Unavailable(format!("listen: {e}"));
-    let options = PgConnectOptions::from_str(url)
-        .map_err(unavailable)?
-        .application_name(application_name);
+    let options =
+        super::db::tls_as_needed(url, PgConnectOptions::from_str(url).map_err(unavailable)?)
+            .application_name(application_name);
     let pool = PgPoolOptions::new()
         .max_connections(1)
         .acquire_timeout(Duration::from_secs(5))

@@ -109,3 +109,81 @@ async fn sqlite_runs_in_wal_mode_with_foreign_keys() {
     let busy = app.db.query_text("PRAGMA busy_timeout").await.unwrap();
     assert!(busy[0][0].parse::<i64>().unwrap() > 0);
 }
+
+/// Whether the session of `db`'s next statement uses TLS, as the server tells it.
+async fn over_tls(db: &Db) -> bool {
+    let rows = db
+        .query_text("SELECT ssl::text FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+        .await
+        .unwrap();
+    rows[0][0] == "true"
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(pg_tests),
+    ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run"
+)]
+async fn a_database_server_on_this_host_is_reached_without_tls_unless_the_url_says_how() {
+    let url = crate::helpers::postgres_url();
+    assert!(
+        graphpay::persistence::server_on_this_host(&url),
+        "TEST_DATABASE_URL ({url}) must name a server on this host for this test"
+    );
+    let config = |url: String| graphpay::persistence::DbConfig {
+        url,
+        schema: None,
+        max_connections: 1,
+        busy_timeout: std::time::Duration::from_secs(5),
+        acquire_timeout: std::time::Duration::from_secs(10),
+    };
+    let requests = Db::connect(&config(url.clone())).await.unwrap();
+    assert!(!over_tls(&requests).await, "the requests' pool");
+    let background = Db::connect_dedicated(&config(url.clone()), "graphpay-tls-check", 1, false)
+        .await
+        .unwrap();
+    assert!(!over_tls(&background).await, "a pool of its own");
+
+    // The listener for notifications has a connection of its own, made apart from the pools.
+    let listener = tokio::spawn({
+        let url = url.clone();
+        async move {
+            graphpay::persistence::listen(&url, "graphpay-tls-listen", "tls_check", || {}).await
+        }
+    });
+    let mut listened = Vec::new();
+    for _ in 0..100 {
+        listened = requests
+            .query_text(
+                "SELECT s.ssl::text FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid) \
+                 WHERE a.application_name = 'graphpay-tls-listen'",
+            )
+            .await
+            .unwrap();
+        if !listened.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    listener.abort();
+    assert_eq!(listened, [["false"]], "the listener's connection");
+
+    // A stated sslmode is followed as given.
+    let offered = requests.query_text("SHOW ssl").await.unwrap();
+    if offered[0][0] == "on" {
+        let asked = Db::connect(&config(format!("{url}?sslmode=require")))
+            .await
+            .unwrap();
+        assert!(over_tls(&asked).await, "sslmode=require");
+    } else {
+        eprintln!("the server offers no TLS: sslmode=require NOT checked");
+    }
+    let prefer = Db::connect(&config(format!("{url}?sslmode=prefer")))
+        .await
+        .unwrap();
+    assert_eq!(
+        over_tls(&prefer).await,
+        offered[0][0] == "on",
+        "sslmode=prefer"
+    );
+}

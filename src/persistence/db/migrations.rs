@@ -19,7 +19,7 @@ impl Db {
         if let (Backend::Postgres, Some(schema)) = (backend, &config.schema) {
             create_schema(config, schema).await?;
         }
-        let conn = Database::connect(options(config, backend, 1)).await?;
+        let conn = Database::connect(options(config, backend, 1, |o| o)).await?;
         let lock = |sql: &str| Statement::from_string(DbBackend::Postgres, sql.to_string());
         if backend == Backend::Postgres {
             conn.execute_raw(lock(&format!(
