@@ -30,7 +30,6 @@ mod common;
 mod load_captures;
 mod load_reads;
 
-use std::process::Command;
 use std::time::Duration;
 
 use common::{BoxError, DIR, drop_schema, graphpay, start_gateway, wrk};
@@ -78,7 +77,7 @@ fn pgbench(
     concurrency: usize,
     seconds: u64,
 ) -> Result<f64, BoxError> {
-    let out = Command::new("pgbench")
+    let out = common::pgbench(url, schema)
         .args([
             "-n",
             "-M",
@@ -98,7 +97,6 @@ fn pgbench(
             &format!("key_hash={key_hash}"),
         ])
         .arg(url)
-        .env("PGOPTIONS", format!("-c search_path={schema}"))
         .output()?;
     let text =
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);

@@ -177,6 +177,18 @@ pub fn wrk(
     })
 }
 
+/// `pgbench` for `url` in `schema`, over TLS exactly when the gateway's own connections to
+/// `url` are (`graphpay::persistence::without_tls`): its figures are the database's limit for
+/// the same kind of connection.
+pub fn pgbench(url: &str, schema: &str) -> Command {
+    let mut command = Command::new("pgbench");
+    command.env("PGOPTIONS", format!("-c search_path={schema}"));
+    if graphpay::persistence::without_tls(url) {
+        command.env("PGSSLMODE", "disable");
+    }
+    command
+}
+
 /// Drops a benchmark's PostgreSQL schema (with `psql`); says so when it could not.
 pub fn drop_schema(url: &str, schema: &str) {
     let status = Command::new("psql")

@@ -18,7 +18,6 @@
 //! Settings: `LOAD_READ_ROWS` (default 1,000,000; 0 skips the reads), and the load
 //! benchmark's `LOAD_SECONDS`, `LOAD_POSTGRES_URL`.
 
-use std::process::Command;
 use std::time::Duration;
 
 use graphpay::domain::cursor::CursorCodec;
@@ -328,13 +327,12 @@ fn measure(
     let script = std::env::temp_dir().join(format!("{schema}.pgbench.sql"));
     std::fs::write(&script, format!("{statement};\n"))?;
     for &c in concurrency {
-        let out = Command::new("pgbench")
+        let out = super::common::pgbench(url, schema)
             .args(["-n", "-M", "prepared", "-c", &c.to_string()])
             .args(["-j", &c.min(2).to_string(), "-T", &seconds.to_string()])
             .arg("-f")
             .arg(&script)
             .arg(url)
-            .env("PGOPTIONS", format!("-c search_path={schema}"))
             .output()?;
         let text = String::from_utf8_lossy(&out.stdout);
         let tps = text

@@ -16,8 +16,8 @@ use sea_orm::{
 mod migrations;
 mod on_this_host;
 
-pub use on_this_host::server_on_this_host;
 pub(crate) use on_this_host::tls_as_needed;
+pub use on_this_host::{server_on_this_host, without_tls};
 
 use super::DbError;
 use super::observed::Observer;

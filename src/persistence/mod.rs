@@ -30,7 +30,7 @@ pub mod submit_tokens;
 pub mod wal;
 mod watch;
 
-pub use db::{Backend, Db, DbConfig, PoolSizes, backend_of, server_on_this_host};
+pub use db::{Backend, Db, DbConfig, PoolSizes, backend_of, server_on_this_host, without_tls};
 pub use error::DbError;
 pub use listen::listen;
 pub use watch::Watch;

@@ -57,10 +57,15 @@ fn plain(url: &str, environment_sslmode: Option<&str>) -> bool {
     server_on_this_host(url) && !stated_in_url && environment_sslmode.is_none()
 }
 
-/// `options`, the driver's settings for `url`, with TLS off where [`plain`] says so.
+/// Whether the gateway reaches `url` without TLS though the driver would try it (see the
+/// module's notes), with `PGSSLMODE` as this process's environment has it.
+pub fn without_tls(url: &str) -> bool {
+    plain(url, std::env::var("PGSSLMODE").ok().as_deref())
+}
+
+/// `options`, the driver's settings for `url`, with TLS off where [`without_tls`] says so.
 pub(crate) fn tls_as_needed(url: &str, options: PgConnectOptions) -> PgConnectOptions {
-    let environment = std::env::var("PGSSLMODE").ok();
-    if plain(url, environment.as_deref()) {
+    if without_tls(url) {
         options.ssl_mode(PgSslMode::Disable)
     } else {
         options
