@@ -47,7 +47,13 @@ pub struct Parsed {
     shape_passed: AtomicBool,
     /// Its cost plans, by operation and the values of the variables they read.
     plans: Plans,
+    /// The arguments of its operations that read variables.
+    arguments: variables::Found,
 }
+
+/// In a [`Registered`] request, the shared document it runs: its arguments that read
+/// variables are found once, not in each request.
+struct Shared(Arc<Parsed>);
 
 /// In a request whose document's validation is to be remembered when it passes.
 struct Validating(Arc<Parsed>);
@@ -59,6 +65,7 @@ impl Parsed {
             validated: AtomicBool::new(false),
             shape_passed: AtomicBool::new(false),
             plans: Plans::default(),
+            arguments: variables::Found::default(),
         }
     }
 
@@ -77,6 +84,12 @@ impl Parsed {
         &self.plans
     }
 
+    /// How many of its operations' arguments that read variables it keeps.
+    #[cfg(test)]
+    pub fn kept_operations(&self) -> usize {
+        self.arguments.len()
+    }
+
     pub fn document(&self) -> &ExecutableDocument {
         &self.document
     }
@@ -91,6 +104,7 @@ impl Parsed {
     pub fn mark(self: &Arc<Self>, request: &mut Request) {
         if self.validated() {
             request.data.insert(Registered);
+            request.data.insert(Shared(self.clone()));
         } else {
             request.data.insert(Validating(self.clone()));
         }
@@ -122,13 +136,23 @@ impl Extension for Prevalidated {
             // Taken out while the document is borrowed, and put back: no copy of either.
             let operation = request.operation_name.take();
             let variables = std::mem::take(&mut request.variables);
+            let registry = &ctx.schema_env.registry;
+            let shared = request
+                .data
+                .get(&std::any::TypeId::of::<Shared>())
+                .and_then(|shared| shared.downcast_ref::<Shared>())
+                .map(|Shared(parsed)| parsed.clone());
             let document = request.parsed_query()?;
-            let checked = variables::check(
-                &ctx.schema_env.registry,
-                document,
-                operation.as_deref(),
-                &variables,
-            );
+            let checked = match shared {
+                // The same document as `document`, which is its copy.
+                Some(parsed) => parsed.arguments.check(
+                    registry,
+                    parsed.document(),
+                    operation.as_deref(),
+                    &variables,
+                ),
+                None => variables::check(registry, document, operation.as_deref(), &variables),
+            };
             request.operation_name = operation;
             request.variables = variables;
             checked.map_err(error::code_validation_error)?;

@@ -13,6 +13,10 @@ use async_graphql::{Name, Pos, Positioned, ServerError, Variables};
 
 use super::operation;
 
+mod found;
+
+pub use found::Found;
+
 /// Checks the arguments of the operation `operation_name` names (or the only one) that use
 /// `variables`; the first wrong one is the error.
 pub fn check(
@@ -21,108 +25,154 @@ pub fn check(
     operation_name: Option<&str>,
     variables: &Variables,
 ) -> Result<(), ServerError> {
-    // Without an operation to run, the library refuses the request before anything runs.
+    check_found(
+        registry,
+        &find(registry, document, operation_name),
+        variables,
+    )
+}
+
+/// An argument of an operation whose value reads variables, as the document has it: what a
+/// request's variables are checked against.
+pub struct VariableArgument {
+    /// Where its name is, the place of the error.
+    pos: Pos,
+    name: String,
+    ty: String,
+    value: async_graphql_value::Value,
+}
+
+/// The arguments that read variables of the operation `operation_name` names (or the only
+/// one), in the order the document has them (fragments each once); none without an operation
+/// to run, which the library refuses before anything runs.
+pub fn find(
+    registry: &Registry,
+    document: &ExecutableDocument,
+    operation_name: Option<&str>,
+) -> Vec<VariableArgument> {
     let Ok(operation) = operation::find(document, operation_name) else {
-        return Ok(());
+        return Vec::new();
     };
     let root = operation::registered_root(registry, operation.ty);
-    let walk = Walk {
+    let mut walk = Walk {
         registry,
         document,
-        variables,
+        found: Vec::new(),
     };
-    walk.directives(&operation.definition.directives)?;
+    walk.directives(&operation.definition.directives);
     let mut seen = HashSet::new();
     walk.set(
         operation.selection_set,
         root.and_then(|name| registry.types.get(name)),
         &mut seen,
-    )
+    );
+    walk.found
+}
+
+/// Checks `found` with `variables`; the first wrong one is the error. An argument whose
+/// variable is not given is left to execution.
+pub fn check_found(
+    registry: &Registry,
+    found: &[VariableArgument],
+    variables: &Variables,
+) -> Result<(), ServerError> {
+    for argument in found {
+        let Ok(value) = argument
+            .value
+            .clone()
+            .into_const_with(|var| variables.get(&var).cloned().ok_or(()))
+        else {
+            continue;
+        };
+        let mut path = vec![argument.name.clone()];
+        if let Some(reason) = invalid(registry, &argument.ty, &value, &mut path) {
+            return Err(refusal(argument.pos, reason));
+        }
+    }
+    Ok(())
 }
 
 struct Walk<'a> {
     registry: &'a Registry,
     document: &'a ExecutableDocument,
-    variables: &'a Variables,
+    found: Vec<VariableArgument>,
 }
 
 impl<'a> Walk<'a> {
     fn set(
-        &self,
+        &mut self,
         set: &'a SelectionSet,
         parent: Option<&'a MetaType>,
         seen: &mut HashSet<&'a Name>,
-    ) -> Result<(), ServerError> {
+    ) {
         for selection in &set.items {
             match &selection.node {
-                Selection::Field(field) => self.field(field, parent, seen)?,
+                Selection::Field(field) => self.field(field, parent, seen),
                 Selection::FragmentSpread(spread) => {
-                    self.directives(&spread.node.directives)?;
+                    self.directives(&spread.node.directives);
                     let name = &spread.node.fragment_name.node;
                     // Each fragment once: its arguments are the same wherever it is spread.
                     if !seen.insert(name) {
                         continue;
                     }
                     if let Some(fragment) = self.document.fragments.get(name) {
-                        self.directives(&fragment.node.directives)?;
+                        self.directives(&fragment.node.directives);
                         let on = fragment.node.type_condition.node.on.node.as_str();
                         self.set(
                             &fragment.node.selection_set.node,
                             self.registry.types.get(on),
                             seen,
-                        )?;
+                        );
                     }
                 }
                 Selection::InlineFragment(inline) => {
-                    self.directives(&inline.node.directives)?;
+                    self.directives(&inline.node.directives);
                     let ty = match &inline.node.type_condition {
                         Some(condition) => self.registry.types.get(condition.node.on.node.as_str()),
                         None => parent,
                     };
-                    self.set(&inline.node.selection_set.node, ty, seen)?;
+                    self.set(&inline.node.selection_set.node, ty, seen);
                 }
             }
         }
-        Ok(())
     }
 
     fn field(
-        &self,
+        &mut self,
         field: &'a Positioned<Field>,
         parent: Option<&'a MetaType>,
         seen: &mut HashSet<&'a Name>,
-    ) -> Result<(), ServerError> {
+    ) {
         // The library's visitor passes `__typename` by, arguments and directives alike.
         if field.node.name.node == "__typename" {
-            return Ok(());
+            return;
         }
         let meta = parent.and_then(|ty| ty.field_by_name(&field.node.name.node));
         if let Some(meta) = meta {
-            self.arguments(&field.node.arguments, &meta.args)?;
+            self.arguments(&field.node.arguments, &meta.args);
         }
-        self.directives(&field.node.directives)?;
+        self.directives(&field.node.directives);
         let ty = meta.and_then(|meta| self.registry.concrete_type_by_name(&meta.ty));
         self.set(&field.node.selection_set.node, ty, seen)
     }
 
-    fn directives(&self, directives: &[Positioned<Directive>]) -> Result<(), ServerError> {
+    fn directives(&mut self, directives: &[Positioned<Directive>]) {
         for directive in directives {
             if let Some(meta) = self
                 .registry
                 .directives
                 .get(directive.node.name.node.as_str())
             {
-                self.arguments(&directive.node.arguments, &meta.args)?;
+                self.arguments(&directive.node.arguments, &meta.args);
             }
         }
-        Ok(())
     }
 
     fn arguments(
-        &self,
+        &mut self,
         arguments: &[(Positioned<Name>, Positioned<async_graphql_value::Value>)],
         declared: &IndexMap<String, MetaInputValue>,
-    ) -> Result<(), ServerError> {
+    ) {
         for (name, value) in arguments {
             let Some(argument) = declared.get(name.node.as_str()) else {
                 continue;
@@ -131,19 +181,13 @@ impl<'a> Walk<'a> {
                 // Checked whole at registration.
                 continue;
             }
-            let Ok(value) = value
-                .node
-                .clone()
-                .into_const_with(|var| self.variables.get(&var).cloned().ok_or(()))
-            else {
-                continue;
-            };
-            let mut path = vec![argument.name.clone()];
-            if let Some(reason) = invalid(self.registry, &argument.ty, &value, &mut path) {
-                return Err(refusal(name.pos, reason));
-            }
+            self.found.push(VariableArgument {
+                pos: name.pos,
+                name: argument.name.clone(),
+                ty: argument.ty.clone(),
+                value: value.node.clone(),
+            });
         }
-        Ok(())
     }
 }
 
