@@ -22,7 +22,7 @@ pub struct Found(Mutex<Vec<Kept>>);
 type Kept = (usize, Option<String>, Arc<[VariableArgument]>);
 
 impl Found {
-    /// [`check`], with the arguments found once.
+    /// [`super::check`], with the arguments found once.
     pub fn check(
         &self,
         registry: &Registry,
