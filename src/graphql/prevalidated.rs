@@ -100,9 +100,13 @@ impl Parsed {
     }
 
     /// Marks `request`, which runs this document: [`Registered`] when its rules passed it
-    /// before, else so that it is remembered when they pass it now.
+    /// before (or it is a trusted document, marked so already), else so that it is
+    /// remembered when they pass it now.
     pub fn mark(self: &Arc<Self>, request: &mut Request) {
-        if self.validated() {
+        let trusted = request
+            .data
+            .contains_key(&std::any::TypeId::of::<Registered>());
+        if trusted || self.validated() {
             request.data.insert(Registered);
             request.data.insert(Shared(self.clone()));
         } else {

@@ -76,7 +76,7 @@ mod tests {
     use async_graphql::{Request, Variables};
     use serde_json::json;
 
-    use crate::graphql::prevalidated::{Parsed, Prevalidated};
+    use crate::graphql::prevalidated::{Parsed, Prevalidated, Registered};
     use crate::graphql::{Mutation, Query, Subscription};
 
     /// Each operation of a document run by its shared copy is checked against its own
@@ -120,5 +120,18 @@ mod tests {
         let missing = schema.execute(shared(request("C", json!({})))).await;
         assert!(!missing.errors.is_empty());
         assert_eq!(parsed.kept_operations(), 2);
+
+        // A trusted document (marked so when its id was resolved) keeps its arguments from the
+        // first request on.
+        let trusted = Arc::new(Parsed::new(
+            async_graphql::parser::parse_query(text).expect("parsed"),
+        ));
+        let mut request = request("A", json!({"n": "three"})).data(Registered);
+        trusted.mark(&mut request);
+        request.set_parsed_query(trusted.document().clone());
+        let checked = schema.execute(request).await;
+        assert_eq!(checked.errors.len(), 1, "{:?}", checked.errors);
+        assert!(checked.errors[0].message.contains("expected type \"Int\""));
+        assert_eq!(trusted.kept_operations(), 1);
     }
 }
