@@ -146,16 +146,20 @@ impl Extension for Prevalidated {
                 .get(&std::any::TypeId::of::<Shared>())
                 .and_then(|shared| shared.downcast_ref::<Shared>())
                 .map(|Shared(parsed)| parsed.clone());
-            let document = request.parsed_query()?;
             let checked = match shared {
-                // The same document as `document`, which is its copy.
+                // The request runs a copy of `parsed`'s document.
                 Some(parsed) => parsed.arguments.check(
                     registry,
                     parsed.document(),
                     operation.as_deref(),
                     &variables,
                 ),
-                None => variables::check(registry, document, operation.as_deref(), &variables),
+                None => variables::check(
+                    registry,
+                    request.parsed_query()?,
+                    operation.as_deref(),
+                    &variables,
+                ),
             };
             request.operation_name = operation;
             request.variables = variables;
