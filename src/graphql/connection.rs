@@ -134,6 +134,16 @@ pub async fn payments(
         kind: IdKind::Payment,
         fingerprint: paging::fingerprint(&filter, order),
     };
+    // What the selection reads (the columns it shows, whether it counts), planned once per
+    // document.
+    let (columns, counted) =
+        *crate::graphql::kept::planned::<PaymentConnection, _, _>(ctx, ctx.item.pos, || {
+            let shown = &ctx.item.node.selection_set.node;
+            (
+                listed::columns_shown(listed::document(ctx), shown),
+                ctx.look_ahead().field("totalCount").exists(),
+            )
+        });
     let query = PageQuery {
         account_id: account_id.to_string(),
         after: position(codec, listing, args.after)?,
@@ -141,10 +151,10 @@ pub async fn payments(
         filter,
         order,
         size,
-        columns: listed::columns_shown(listed::document(ctx), &ctx.item.node.selection_set.node),
+        columns,
     };
     // `totalCount` comes with the page's own statement where the status counts answer it.
-    let page = if ctx.look_ahead().field("totalCount").exists() {
+    let page = if counted {
         payment_pages::fetch_with_total(db, &query).await
     } else {
         payment_pages::fetch(db, &query).await

@@ -246,9 +246,10 @@ pub async fn events(
         },
         filter,
         kept_since,
-        snapshots: listed::shows_snapshots(
-            listed::document(ctx),
-            &ctx.item.node.selection_set.node,
+        snapshots: *crate::graphql::kept::planned::<EventConnection, _, _>(
+            ctx,
+            ctx.item.pos,
+            || listed::shows_snapshots(listed::document(ctx), &ctx.item.node.selection_set.node),
         ),
     };
     let page = keyset::fetch(ctx.data::<Db>()?, &query)

@@ -7,7 +7,8 @@
 //! async-graphql resolves an object by making a future for each selected field and gathering
 //! them, about 400 futures for a page of 50 edges, and that was most of the gateway's work on
 //! a page read. These values need no waiting, so they are written in order instead, to the
-//! same answer: the selection is first collected as execution would ([`super::selection`]).
+//! same answer: the selection is first collected as execution would ([`super::selection`]),
+//! and the plan made from it is kept with the document ([`super::kept`]).
 //! A selection with anything else (a payment's `events`, a field with arguments, a directive)
 //! is resolved the usual way: a page's payments then each as a payment on its own
 //! ([`super::direct`]: the row's fields written, `events` and `refunds` by the page's
@@ -58,7 +59,7 @@ pub trait Fields: Send + Sync {
     /// What a page holds of each object.
     type Row: Send + Sync;
     /// A field the row answers.
-    type Part: Send + Sync;
+    type Part: Send + Sync + 'static;
     /// The type's name in the schema.
     const TYPE: &'static str;
 
@@ -307,7 +308,7 @@ fn as_json(ctx: &ContextSelectionSet<'_>) -> bool {
     document(ctx).given_once(&ctx.query_env.operation.node.selection_set.node, &path)
 }
 
-impl<C: Rows, S: Shape<C>> OutputType for Listed<'_, C, S> {
+impl<C: Rows + 'static, S: Shape<C> + 'static> OutputType for Listed<'_, C, S> {
     fn type_name() -> Cow<'static, str> {
         S::Usual::type_name()
     }
@@ -330,14 +331,19 @@ impl<C: Rows, S: Shape<C>> OutputType for Listed<'_, C, S> {
             .map_err(|err| err.into_server_error(field.pos))?
             .signer();
         let rows = self.connection.paged().rows();
+        let kept;
         let plan = match ctx.data_opt::<FieldByField>() {
             Some(_) => None,
-            None => S::plan(document(ctx), &ctx.item.node)
-                .filter(|plan| rows.iter().all(|row| S::answered(plan, row))),
+            None => {
+                kept = super::kept::planned::<(C, S), _, _>(ctx, field.pos, || {
+                    S::plan(document(ctx), &ctx.item.node)
+                });
+                Option::as_ref(&kept).filter(|plan| rows.iter().all(|row| S::answered(plan, row)))
+            }
         };
         match plan {
-            Some(plan) if as_json(ctx) && S::leaves_only(&plan) => {
-                self.written(&plan, &signer).map_err(|err| {
+            Some(plan) if as_json(ctx) && S::leaves_only(plan) => {
+                self.written(plan, &signer).map_err(|err| {
                     tracing::error!(error = %err, "could not write a page's rows");
                     async_graphql::Error::from(crate::error::ApiError::Internal)
                         .into_server_error(field.pos)
@@ -345,7 +351,7 @@ impl<C: Rows, S: Shape<C>> OutputType for Listed<'_, C, S> {
             }
             Some(plan) => Ok(Value::List(
                 rows.iter()
-                    .map(|row| S::value(&plan, self.connection, &signer, row))
+                    .map(|row| S::value(plan, self.connection, &signer, row))
                     .collect(),
             )),
             None => S::usual(self.connection, &signer).resolve(ctx, field).await,

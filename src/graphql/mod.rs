@@ -8,6 +8,7 @@ mod direct;
 mod event_tail;
 mod events;
 pub mod json;
+mod kept;
 mod lifecycle;
 pub mod limits;
 mod listed;

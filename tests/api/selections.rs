@@ -203,11 +203,16 @@ impl Sweep {
 
 /// The answer to `document` (with `$yes` true and `$no` false), which must hold no error.
 pub(crate) async fn answer(app: &TestApp, key: &str, document: &str) -> String {
+    answer_with(app, key, document, json!({"yes": true, "no": false})).await
+}
+
+/// The answer to `document` with `variables`, which must hold no error.
+async fn answer_with(app: &TestApp, key: &str, document: &str, variables: Value) -> String {
     let response = app
         .http
         .post(format!("{}/graphql", app.address))
         .bearer_auth(key)
-        .json(&json!({"query": document, "variables": {"yes": true, "no": false}}))
+        .json(&json!({"query": document, "variables": variables}))
         .send()
         .await
         .expect("sent");
@@ -320,6 +325,45 @@ on_both_backends! {
             );
             same(&answer(&app, &key, &document).await, &answer(&slow, &key, &document).await, &document);
         }
+    }
+}
+
+on_both_backends! {
+    async fn a_kept_plan_follows_the_flags_each_request_sends(app: TestApp) {
+        // A page's plan (which fields its rows answer, which columns it reads, whether it
+        // counts) is kept with the document it was made from: the same text sent again with
+        // other values of the flags `@skip` and `@include` read must be planned for those
+        // values, and each answer must be the one the usual path gives for them.
+        let (_, key) = app.account("Alice").await;
+        for (i, description) in ["a gift", "a loan"].into_iter().enumerate() {
+            let input = json!({"amount": 500 + i, "currency": "USD", "source": "tok_visa",
+                "description": description});
+            create(&app, &key, &format!("k{i}"), input).await;
+        }
+        let slow = app
+            .another_instance_with(|config| config.resolve_field_by_field = true)
+            .await;
+        let document = "query Kept($yes: Boolean!, $no: Boolean!) { payments(first: 5) { \
+                        totalCount @include(if: $yes) edges { cursor @skip(if: $yes) \
+                        node { id ...Shown @include(if: $yes) amount @skip(if: $no) } } \
+                        nodes @include(if: $no) { description } } } \
+                        fragment Shown on Payment { description status }";
+        let flags = [(true, false), (false, true), (true, true), (false, false), (true, false)];
+        let mut answers = Vec::new();
+        // Each flag pair twice in a row: the second finds the plan the first kept.
+        for (yes, no) in flags.into_iter().flat_map(|pair| [pair, pair]) {
+            let variables = json!({"yes": yes, "no": no});
+            let fast = answer_with(&app, &key, document, variables.clone()).await;
+            let usual = answer_with(&slow, &key, document, variables).await;
+            same(&fast, &usual, document);
+            answers.push(((yes, no), fast));
+        }
+        let shown = |flags: (bool, bool)| &answers.iter().find(|(f, _)| *f == flags).expect("sent").1;
+        let (counted, plain) = (shown((true, false)), shown((false, false)));
+        assert!(counted.contains("\"totalCount\":2") && counted.contains("a gift"), "{counted}");
+        assert!(!plain.contains("totalCount") && !plain.contains("a gift"), "{plain}");
+        assert!(plain.contains("\"cursor\""), "{plain}");
+        assert!(shown((false, true)).contains("\"nodes\":[{\"description\":\"a loan\"}"), "{}", shown((false, true)));
     }
 }
 

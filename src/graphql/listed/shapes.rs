@@ -15,8 +15,8 @@ use crate::graphql::selection::Document;
 pub trait Shape<C: Rows>: Send + Sync {
     /// The list's type, resolved the usual way.
     type Usual: OutputType;
-    /// What a selection shows of each row.
-    type Plan: Send;
+    /// What a selection shows of each row (kept with the document, [`crate::graphql::kept`]).
+    type Plan: Send + Sync + 'static;
     fn plan(doc: Document<'_>, set: &SelectionSet) -> Option<Self::Plan>;
     fn value(plan: &Self::Plan, connection: &C, signer: &Signer, row: &RowOf<C>) -> Value;
     /// [`Shape::value`] as JSON text.

@@ -1,0 +1,254 @@
+//! What the readers of a page plan from a field's selection (which fields its rows answer and
+//! how they are written, which columns the statement reads, whether `totalCount` is asked),
+//! kept with the parsed document ([`super::prevalidated::Parsed`]) so that a document run
+//! again is not planned again.
+//!
+//! Such a plan is a function of the field's place in the document (its selection set and the
+//! fragments that set spreads), the schema's types (every schema here is built from the same
+//! ones), and the request's values of the variables that
+//! `@skip` and `@include` read anywhere in the document: the library removes the selections
+//! they skip before execution, and nothing else of the request reaches the selection. So a
+//! plan is kept under the field's position (one field of one document), the reader that made
+//! it, and those values as the request gave them. A document keeps at most [`MAX_KEPT`]
+//! plans, and only for values that are flags (a client may send anything in a variable the
+//! document does not declare a flag, and that is not kept): past that, plans are made per
+//! request, as they always were.
+
+use std::any::{Any, TypeId};
+use std::sync::{Arc, OnceLock, RwLock};
+
+use async_graphql::parser::types::{DocumentOperations, ExecutableDocument, SelectionSet};
+use async_graphql::{ContextBase, Name, Pos, Value, Variables};
+
+/// Most plans one document keeps.
+const MAX_KEPT: usize = 32;
+
+/// The plans made from one document's fields.
+#[derive(Default)]
+pub struct Kept {
+    /// The variables `@skip` and `@include` read in the document, found when first needed.
+    conditions: OnceLock<Vec<Name>>,
+    plans: RwLock<Vec<Entry>>,
+}
+
+struct Entry {
+    at: Pos,
+    reader: TypeId,
+    /// The values of [`Kept::conditions`] the plan was made for (`None`: not given).
+    conditions: Vec<Option<Value>>,
+    plan: Arc<dyn Any + Send + Sync>,
+}
+
+impl Kept {
+    /// The plan `reader` makes from the field at `at` of `document`, for a request with
+    /// `variables`: one kept, or `make`'s, kept while there is room.
+    pub fn get_or_make<T: Any + Send + Sync>(
+        &self,
+        document: &ExecutableDocument,
+        at: Pos,
+        reader: TypeId,
+        variables: &Variables,
+        make: impl FnOnce() -> T,
+    ) -> Arc<T> {
+        let names = self.conditions.get_or_init(|| conditions_of(document));
+        let fits = |entry: &Entry| {
+            entry.at == at
+                && entry.reader == reader
+                && names
+                    .iter()
+                    .zip(&entry.conditions)
+                    .all(|(name, value)| variables.get(name) == value.as_ref())
+        };
+        if let Ok(kept) = self.plans.read()
+            && let Some(entry) = kept.iter().find(|entry| fits(entry))
+            && let Ok(plan) = entry.plan.clone().downcast::<T>()
+        {
+            return plan;
+        }
+        let plan = Arc::new(make());
+        let conditions = names
+            .iter()
+            .map(|name| variables.get(name).cloned())
+            .collect::<Vec<_>>();
+        let flags = conditions
+            .iter()
+            .all(|value| matches!(value, None | Some(Value::Boolean(_) | Value::Null)));
+        if flags
+            && let Ok(mut kept) = self.plans.write()
+            && kept.len() < MAX_KEPT
+            && !kept.iter().any(fits)
+        {
+            kept.push(Entry {
+                at,
+                reader,
+                conditions,
+                plan: plan.clone(),
+            });
+        }
+        plan
+    }
+
+    /// How many plans it keeps.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.plans.read().map_or(0, |kept| kept.len())
+    }
+}
+
+/// The plan `R` makes from the field at `at` in the request `ctx` runs: kept with the
+/// request's shared document (see the module), or made for this request alone when it runs
+/// a document of its own.
+pub fn planned<R: 'static, T: Any + Send + Sync, I>(
+    ctx: &ContextBase<'_, I>,
+    at: Pos,
+    make: impl FnOnce() -> T,
+) -> Arc<T> {
+    match super::prevalidated::running(ctx) {
+        Some(parsed) => parsed.kept().get_or_make(
+            parsed.document(),
+            at,
+            TypeId::of::<R>(),
+            &ctx.query_env.variables,
+            make,
+        ),
+        None => Arc::new(make()),
+    }
+}
+
+/// The variables that `@skip` and `@include` read in `document`, each once.
+fn conditions_of(document: &ExecutableDocument) -> Vec<Name> {
+    let mut names = Vec::new();
+    let operations: Vec<_> = match &document.operations {
+        DocumentOperations::Single(operation) => vec![operation],
+        DocumentOperations::Multiple(operations) => operations.values().collect(),
+    };
+    for operation in operations {
+        conditions_in(&operation.node.selection_set.node, &mut names);
+    }
+    for fragment in document.fragments.values() {
+        conditions_in(&fragment.node.selection_set.node, &mut names);
+    }
+    names
+}
+
+fn conditions_in(set: &SelectionSet, names: &mut Vec<Name>) {
+    use async_graphql::parser::types::Selection;
+    for selection in &set.items {
+        for directive in selection.node.directives() {
+            let directive = &directive.node;
+            if !matches!(directive.name.node.as_str(), "skip" | "include") {
+                continue;
+            }
+            // `if` takes a `Boolean!`: a literal or a variable.
+            if let Some(value) = directive.get_argument("if")
+                && let async_graphql_value::Value::Variable(name) = &value.node
+                && !names.contains(name)
+            {
+                names.push(name.clone());
+            }
+        }
+        match &selection.node {
+            Selection::Field(field) => conditions_in(&field.node.selection_set.node, names),
+            Selection::InlineFragment(inline) => {
+                conditions_in(&inline.node.selection_set.node, names)
+            }
+            Selection::FragmentSpread(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn document(text: &str) -> ExecutableDocument {
+        async_graphql::parser::parse_query(text).expect("parsed")
+    }
+
+    fn variables(json: serde_json::Value) -> Variables {
+        Variables::from_json(json)
+    }
+
+    /// Makes (or finds) the plan of `at` for `vars`; whether it was made now.
+    fn made(kept: &Kept, doc: &ExecutableDocument, at: Pos, vars: &Variables) -> bool {
+        let mut made = false;
+        kept.get_or_make(doc, at, TypeId::of::<u8>(), vars, || {
+            made = true;
+            at.line
+        });
+        made
+    }
+
+    #[test]
+    fn the_conditions_are_the_variables_skip_and_include_read() {
+        let doc = document(
+            "query A($a: Boolean!, $n: Int) { x(first: $n) @include(if: $a) { y @skip(if: true) } } \
+             query B($b: Boolean!) { ...F ... @skip(if: $b) { z } } \
+             fragment F on Query { w { v @include(if: $c) @skip(if: $a) } }",
+        );
+        let mut names: Vec<_> = conditions_of(&doc).iter().map(|n| n.to_string()).collect();
+        names.sort();
+        assert_eq!(names, ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn a_plan_is_kept_per_place_reader_and_condition_values() {
+        let doc = document("query($a: Boolean!) { x @include(if: $a) { y } z { y } }");
+        let kept = Kept::default();
+        let (here, there) = (
+            Pos {
+                line: 1,
+                column: 23,
+            },
+            Pos {
+                line: 1,
+                column: 47,
+            },
+        );
+        let yes = variables(serde_json::json!({"a": true, "cursor": "one"}));
+        assert!(made(&kept, &doc, here, &yes));
+        // Another cursor: the same plan.
+        let other = variables(serde_json::json!({"a": true, "cursor": "two"}));
+        assert!(!made(&kept, &doc, here, &other));
+        // Another place, another flag, a flag left out: each its own.
+        assert!(made(&kept, &doc, there, &yes));
+        let no = variables(serde_json::json!({"a": false}));
+        assert!(made(&kept, &doc, here, &no));
+        assert!(!made(&kept, &doc, here, &no));
+        let none = variables(serde_json::json!({}));
+        assert!(made(&kept, &doc, here, &none));
+        assert!(!made(&kept, &doc, here, &none));
+        // Another reader of the same place.
+        let mut again = false;
+        kept.get_or_make(&doc, here, TypeId::of::<u16>(), &yes, || {
+            again = true;
+            0u16
+        });
+        assert!(again);
+        assert_eq!(kept.len(), 5);
+    }
+
+    #[test]
+    fn a_document_keeps_few_plans_and_only_for_flags() {
+        let doc = document("query($a: Boolean!) { x @include(if: $a) { y } }");
+        let kept = Kept::default();
+        let yes = variables(serde_json::json!({"a": true}));
+        for line in 0..MAX_KEPT + 8 {
+            let at = Pos { line, column: 1 };
+            assert!(made(&kept, &doc, at, &yes));
+        }
+        assert_eq!(kept.len(), MAX_KEPT);
+        // Past the bound, made every time.
+        let past = Pos {
+            line: MAX_KEPT + 1,
+            column: 1,
+        };
+        assert!(made(&kept, &doc, past, &yes));
+
+        let kept = Kept::default();
+        let text = variables(serde_json::json!({"a": "x".repeat(1000)}));
+        assert!(made(&kept, &doc, past, &text));
+        assert!(made(&kept, &doc, past, &text));
+        assert_eq!(kept.len(), 0);
+    }
+}
