@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use async_graphql::parser::types::Field;
 use async_graphql::registry::Registry;
-use async_graphql::{ContextSelectionSet, OutputType, Positioned, ServerResult, Value};
+use async_graphql::{ContextSelectionSet, Name, OutputType, Pos, Positioned, ServerResult, Value};
 
 use super::listed::{FieldByField, document, object};
 use super::shown::Shown;
@@ -36,36 +36,29 @@ impl OutputType for Direct {
         ctx: &ContextSelectionSet<'_>,
         field: &Positioned<Field>,
     ) -> ServerResult<Value> {
-        match one_payment(ctx, &self.0).await {
+        match one_payment(ctx, field.pos, &self.0).await {
             Some(value) => Ok(value),
             None => OutputType::resolve(&self.0, ctx, field).await,
         }
     }
 }
 
-/// What a payment's selection shows of one payment: fields answered from the row, and the
-/// others (`events`, `refunds`) resolved as the payment's own resolvers resolve them.
-enum Part<'a> {
+/// What a payment's selection shows of one payment, kept with the document
+/// ([`super::kept`]): fields answered from the row, and the place of each of the others
+/// (`events`, `refunds`), resolved as the payment's own resolvers resolve them.
+enum Part {
     Row(Shown),
-    Resolved(&'a Positioned<Field>),
+    Resolved(Pos),
 }
 
-/// One payment's answer, `ctx` being its selection: the fields answered from the row written
-/// straight in, the others resolved by the payment's resolvers (a failed one leaves its key
-/// out and its error in the response, as the usual path does), in the selection's order.
-/// `None` when the selection is to be resolved the usual way (a directive, a field given
-/// twice under one key that is not answered from the row, or field-by-field resolution).
-async fn one_payment(
-    ctx: &ContextSelectionSet<'_>,
-    payment: &super::objects::Payment,
-) -> Option<Value> {
-    use async_graphql::ContainerType;
-    if ctx.data_opt::<FieldByField>().is_some() {
-        return None;
-    }
+/// A payment's plan: each response key and its part, in the selection's order; `None` when
+/// the selection is to be resolved the usual way (a directive, or a field given twice under
+/// one key that is not answered from the row).
+type Plan = Option<Vec<(Name, Part)>>;
+
+fn plan(ctx: &ContextSelectionSet<'_>) -> Plan {
     let doc = document(ctx);
-    let plan = doc
-        .collect([&ctx.item.node], "Payment")?
+    doc.collect([&ctx.item.node], "Payment")?
         .into_iter()
         .map(|collected| {
             if !collected.is_plain() {
@@ -73,30 +66,56 @@ async fn one_payment(
             }
             let part = match Shown::planned(doc, &collected) {
                 Some(shown) => Part::Row(shown),
-                None if collected.fields.len() == 1 => Part::Resolved(collected.fields[0]),
+                None if collected.fields.len() == 1 => Part::Resolved(collected.fields[0].pos),
                 None => return None,
             };
             Some((collected.key.clone(), part))
         })
+        .collect()
+}
+
+/// One payment's answer, `ctx` being its selection (that of the field at `at`): the fields
+/// answered from the row written straight in, the others resolved by the payment's resolvers
+/// (a failed one leaves its key out and its error in the response, as the usual path does),
+/// in the selection's order. `None` when the selection is to be resolved the usual way (see
+/// [`Plan`], or field-by-field resolution).
+async fn one_payment(
+    ctx: &ContextSelectionSet<'_>,
+    at: Pos,
+    payment: &super::objects::Payment,
+) -> Option<Value> {
+    use async_graphql::ContainerType;
+    if ctx.data_opt::<FieldByField>().is_some() {
+        return None;
+    }
+    let kept = super::kept::planned::<Direct, _, _>(ctx, at, || plan(ctx));
+    let plan = Option::as_ref(&kept)?;
+    // The fields the resolvers answer, found in this request's document by their place.
+    let doc = document(ctx);
+    let resolving = plan
+        .iter()
+        .filter_map(|(_, part)| match part {
+            Part::Resolved(at) => Some(doc.field_at(&ctx.item.node, *at)),
+            Part::Row(_) => None,
+        })
         .collect::<Option<Vec<_>>>()?;
     // The resolved fields together, so that their loaders gather their loads into one batch.
-    let resolved = futures_util::future::join_all(plan.iter().filter_map(|(_, part)| match part {
-        Part::Resolved(field) => {
-            Some(async move { payment.resolve_field(&ctx.with_field(field)).await })
-        }
-        Part::Row(_) => None,
-    }))
+    let resolved = futures_util::future::join_all(
+        resolving
+            .into_iter()
+            .map(|field| async move { payment.resolve_field(&ctx.with_field(field)).await }),
+    )
     .await;
     let mut resolved = resolved.into_iter();
     let mut fields = async_graphql::indexmap::IndexMap::with_capacity(plan.len());
     for (key, part) in plan {
         match part {
             Part::Row(shown) => {
-                fields.insert(key, shown.value(&payment.payment));
+                fields.insert(key.clone(), shown.value(&payment.payment));
             }
             Part::Resolved(_) => match resolved.next()? {
                 Ok(value) => {
-                    fields.insert(key, value.unwrap_or_default());
+                    fields.insert(key.clone(), value.unwrap_or_default());
                 }
                 Err(err) => ctx.add_error(err),
             },
@@ -128,7 +147,7 @@ impl OutputType for DirectNode {
         field: &Positioned<Field>,
     ) -> ServerResult<Value> {
         if let super::node::Node::Payment(payment) = &self.0
-            && let Some(value) = one_payment(ctx, payment).await
+            && let Some(value) = one_payment(ctx, field.pos, payment).await
         {
             return Ok(value);
         }

@@ -6,10 +6,11 @@
 //! per field plan from this, so a document with fragments is answered like one without.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 
 use async_graphql::parser::types::{Field, FragmentDefinition, Selection, SelectionSet};
 use async_graphql::registry::Registry;
-use async_graphql::{Name, Positioned};
+use async_graphql::{Name, Pos, Positioned};
 
 /// The fragments of the document being executed, and the schema's registry.
 #[derive(Clone, Copy)]
@@ -149,11 +150,42 @@ impl<'a> Document<'a> {
         hops: usize,
         found: &mut Vec<&'a Positioned<Field>>,
     ) -> Option<()> {
+        self.visit::<()>(set, hops, &mut |field| {
+            if field.node.response_key().node == key {
+                found.push(field);
+            }
+            ControlFlow::Continue(())
+        })
+        .map(|_| ())
+    }
+
+    /// The field at `at` within `set` (its fields, and those of the fragments it spreads,
+    /// whatever their type condition: a place names one field of the document); `None` when
+    /// it is not there, a fragment is unknown or fragments nest beyond the bound.
+    pub fn field_at(&self, set: &'a SelectionSet, at: Pos) -> Option<&'a Positioned<Field>> {
+        match self.visit(set, 0, &mut |field| match field.pos == at {
+            true => ControlFlow::Break(field),
+            false => ControlFlow::Continue(()),
+        })? {
+            ControlFlow::Break(field) => Some(field),
+            ControlFlow::Continue(()) => None,
+        }
+    }
+
+    /// Calls `visit` on each field of `set` and of the fragments it spreads, whatever their
+    /// type condition, until it breaks; `None` when a fragment is unknown or fragments nest
+    /// beyond the bound.
+    fn visit<B>(
+        &self,
+        set: &'a SelectionSet,
+        hops: usize,
+        visit: &mut impl FnMut(&'a Positioned<Field>) -> ControlFlow<B>,
+    ) -> Option<ControlFlow<B>> {
         for selection in &set.items {
             let inner = match &selection.node {
                 Selection::Field(field) => {
-                    if field.node.response_key().node == key {
-                        found.push(field);
+                    if let ControlFlow::Break(found) = visit(field) {
+                        return Some(ControlFlow::Break(found));
                     }
                     continue;
                 }
@@ -170,9 +202,11 @@ impl<'a> Document<'a> {
             if hops >= MAX_FRAGMENT_HOPS {
                 return None;
             }
-            self.keyed(inner, key, hops + 1, found)?;
+            if let ControlFlow::Break(found) = self.visit(inner, hops + 1, visit)? {
+                return Some(ControlFlow::Break(found));
+            }
         }
-        Some(())
+        Some(ControlFlow::Continue(()))
     }
 
     /// Whether a fragment on `condition` applies to an object of type `object`: no condition,

@@ -348,15 +348,28 @@ on_both_backends! {
                         node { id ...Shown @include(if: $yes) amount @skip(if: $no) } } \
                         nodes @include(if: $no) { description } } } \
                         fragment Shown on Payment { description status }";
+        // A payment on its own, and each payment of a page that shows their events: the
+        // row's fields and the events' place, kept the same way.
+        let direct = "query Direct($yes: Boolean!, $no: Boolean!) { payments(first: 5) { \
+                      nodes { id ...Shown @skip(if: $no) events @include(if: $yes) { toStatus } } } \
+                      node(id: \"ID\") { ... on Payment @include(if: $no) { amount ...Shown } id } } \
+                      fragment Shown on Payment { description refunds @include(if: $yes) { id } }";
+        let first = app.query(&key, "{ payments(first: 1) { nodes { id } } }", json!({})).await;
+        let id = first["payments"]["nodes"][0]["id"].as_str().expect("an id").to_string();
+        let direct = direct.replace("ID", &id);
         let flags = [(true, false), (false, true), (true, true), (false, false), (true, false)];
         let mut answers = Vec::new();
         // Each flag pair twice in a row: the second finds the plan the first kept.
         for (yes, no) in flags.into_iter().flat_map(|pair| [pair, pair]) {
             let variables = json!({"yes": yes, "no": no});
             let fast = answer_with(&app, &key, document, variables.clone()).await;
-            let usual = answer_with(&slow, &key, document, variables).await;
+            let usual = answer_with(&slow, &key, document, variables.clone()).await;
             same(&fast, &usual, document);
             answers.push(((yes, no), fast));
+            let fast = answer_with(&app, &key, &direct, variables.clone()).await;
+            let usual = answer_with(&slow, &key, &direct, variables).await;
+            // The usual path places `events` and `refunds` where their answers came in.
+            same_unless_waiting(&fast, &usual, &direct, &["events", "refunds"]);
         }
         let shown = |flags: (bool, bool)| &answers.iter().find(|(f, _)| *f == flags).expect("sent").1;
         let (counted, plain) = (shown((true, false)), shown((false, false)));
