@@ -22,7 +22,9 @@ use std::time::Duration;
 
 use graphpay::domain::cursor::CursorCodec;
 use graphpay::domain::paging::{Order, PageSize, PaymentFilter, Position, fingerprint};
-use graphpay::persistence::payment_pages::{PageQuery, PaymentColumns, page_sql};
+use graphpay::persistence::payment_pages::{
+    PageQuery, PaymentColumns, PaymentDetail, counted_page_sql, page_sql,
+};
 use graphpay::persistence::{Backend, Db, DbConfig};
 
 use super::common::{BoxError, DIR, drop_schema, graphpay, start_gateway, unthrottled, wrk};
@@ -106,7 +108,7 @@ fn measure(
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let (cursor, statement) = runtime.block_on(async {
+    let (cursor, statements) = runtime.block_on(async {
         let db = Db::connect(&DbConfig {
             url: url.to_string(),
             schema: Some(schema.to_string()),
@@ -220,7 +222,33 @@ fn measure(
                 eprintln!("    {}", row.join(" "));
             }
         }
-        Ok::<_, BoxError>((cursor, statement))
+        // The first page as the benchmark selection reads it, and as the dashboard's list
+        // reads it (its description and reference, and `totalCount`): the database's own
+        // limit for each, beside the gateway's rows above.
+        let first = |columns| PageQuery {
+            account_id: account.clone(),
+            filter: PaymentFilter::default(),
+            order,
+            size: PageSize::First(50),
+            after: None,
+            before: None,
+            columns,
+        };
+        let listed = PaymentColumns::LISTING
+            .with(PaymentDetail::Description)
+            .with(PaymentDetail::Reference);
+        let statements = vec![
+            ("the page statement at depth 900,000", statement),
+            (
+                "the first page's statement",
+                page_sql(Backend::Postgres, &first(PaymentColumns::LISTING)),
+            ),
+            (
+                "the dashboard list's statement (with totalCount)",
+                counted_page_sql(Backend::Postgres, &first(listed)),
+            ),
+        ];
+        Ok::<_, BoxError>((cursor, statements))
     })?;
 
     let bodies = Bodies::write(schema, &id_of(rows))?;
@@ -323,33 +351,34 @@ fn measure(
             }
         }
     }
-    // The gateway's page statement at depth 900,000, as pgbench runs it.
+    // The gateway's page statements, as pgbench runs them.
     let script = std::env::temp_dir().join(format!("{schema}.pgbench.sql"));
-    std::fs::write(&script, format!("{statement};\n"))?;
-    for &c in concurrency {
-        let out = super::common::pgbench(url, schema)
-            .args(["-n", "-M", "prepared", "-c", &c.to_string()])
-            .args(["-j", &c.min(2).to_string(), "-T", &seconds.to_string()])
-            .arg("-f")
-            .arg(&script)
-            .arg(url)
-            .output()?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let tps = text
-            .lines()
-            .find(|l| l.starts_with("tps = "))
-            .and_then(|l| l.split_whitespace().nth(2))
-            .unwrap_or("?");
-        let latency = text
-            .lines()
-            .find(|l| l.starts_with("latency average"))
-            .and_then(|l| l.split_whitespace().nth(3))
-            .unwrap_or("?");
-        let line = format!(
-            "| pgbench: the page statement | {c} | {tps} | (average {latency}) | | | | 0 |"
-        );
-        eprintln!("{line}");
-        lines.push(line);
+    for (label, statement) in &statements {
+        std::fs::write(&script, format!("{statement};\n"))?;
+        for &c in concurrency {
+            let out = super::common::pgbench(url, schema)
+                .args(["-n", "-M", "prepared", "-c", &c.to_string()])
+                .args(["-j", &c.min(2).to_string(), "-T", &seconds.to_string()])
+                .arg("-f")
+                .arg(&script)
+                .arg(url)
+                .output()?;
+            let text = String::from_utf8_lossy(&out.stdout);
+            let tps = text
+                .lines()
+                .find(|l| l.starts_with("tps = "))
+                .and_then(|l| l.split_whitespace().nth(2))
+                .unwrap_or("?");
+            let latency = text
+                .lines()
+                .find(|l| l.starts_with("latency average"))
+                .and_then(|l| l.split_whitespace().nth(3))
+                .unwrap_or("?");
+            let line =
+                format!("| pgbench: {label} | {c} | {tps} | (average {latency}) | | | | 0 |");
+            eprintln!("{line}");
+            lines.push(line);
+        }
     }
     let _ = std::fs::remove_file(&script);
     bodies.remove();

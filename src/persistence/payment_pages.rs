@@ -302,11 +302,27 @@ async fn count_by_status(
 /// Exists for the tests and benchmarks (feature `test-support`).
 #[cfg(feature = "test-support")]
 pub fn page_sql(backend: super::Backend, query: &PageQuery) -> String {
+    statement_text(backend, query, None)
+}
+
+/// [`page_sql`] as a page that shows `totalCount` runs it: the listing's size read by the same
+/// statement where the status counts answer it.
+#[cfg(feature = "test-support")]
+pub fn counted_page_sql(backend: super::Backend, query: &PageQuery) -> String {
+    statement_text(backend, query, query.total())
+}
+
+#[cfg(feature = "test-support")]
+fn statement_text(
+    backend: super::Backend,
+    query: &PageQuery,
+    total: Option<sea_orm::sea_query::Expr>,
+) -> String {
     let backend = match backend {
         super::Backend::Sqlite => sea_orm::DbBackend::Sqlite,
         super::Backend::Postgres => sea_orm::DbBackend::Postgres,
     };
-    super::keyset::page_statement(query, backend, None)
+    super::keyset::page_statement(query, backend, total)
         .0
         .to_string()
 }
