@@ -136,14 +136,18 @@ pub async fn payments(
     };
     // What the selection reads (the columns it shows, whether it counts), planned once per
     // document.
-    let (columns, counted) =
-        *crate::graphql::kept::planned::<PaymentConnection, _, _>(ctx, ctx.item.pos, || {
+    let (columns, counted) = *crate::graphql::kept::planned::<PaymentConnection, _, _>(
+        ctx,
+        ctx.item.pos,
+        || {
             let shown = &ctx.item.node.selection_set.node;
             (
                 listed::columns_shown(listed::document(ctx), shown),
                 ctx.look_ahead().field("totalCount").exists(),
             )
-        });
+        },
+        |_| 1,
+    );
     let query = PageQuery {
         account_id: account_id.to_string(),
         after: position(codec, listing, args.after)?,

@@ -88,7 +88,12 @@ async fn one_payment(
     if ctx.data_opt::<FieldByField>().is_some() {
         return None;
     }
-    let kept = super::kept::planned::<Direct, _, _>(ctx, at, || plan(ctx));
+    let kept = super::kept::planned::<Direct, _, _>(
+        ctx,
+        at,
+        || plan(ctx),
+        |plan| plan.as_ref().map_or(1, Vec::len),
+    );
     let plan = Option::as_ref(&kept)?;
     // The fields the resolvers answer, found in this request's document by their place.
     let doc = document(ctx);

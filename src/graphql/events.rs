@@ -250,6 +250,7 @@ pub async fn events(
             ctx,
             ctx.item.pos,
             || listed::shows_snapshots(listed::document(ctx), &ctx.item.node.selection_set.node),
+            |_| 1,
         ),
     };
     let page = keyset::fetch(ctx.data::<Db>()?, &query)

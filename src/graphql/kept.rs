@@ -10,9 +10,10 @@
 //! they skip before execution, and nothing else of the request reaches the selection. So a
 //! plan is kept under the field's position (one field of one document), the reader that made
 //! it, and those values as the request gave them. A document keeps at most [`MAX_KEPT`]
-//! plans, and only for values that are flags (a client may send anything in a variable the
-//! document does not declare a flag, and that is not kept): past that, plans are made per
-//! request, as they always were.
+//! plans holding at most [`MAX_WEIGHT`] fields in all (a plan's size follows its document's,
+//! which the cache of parsed documents weighs by its text), and only for values that are flags
+//! (a client may send anything in a variable the document does not declare a flag, and that is
+//! not kept): past that, plans are made per request, as they always were.
 
 use std::any::{Any, TypeId};
 use std::sync::{Arc, OnceLock, RwLock};
@@ -22,13 +23,22 @@ use async_graphql::{ContextBase, Name, Pos, Value, Variables};
 
 /// Most plans one document keeps.
 const MAX_KEPT: usize = 32;
+/// Most fields the plans of one document hold in all (see [`Kept::get_or_make`]'s `weight`).
+const MAX_WEIGHT: usize = 1_024;
 
 /// The plans made from one document's fields.
 #[derive(Default)]
 pub struct Kept {
     /// The variables `@skip` and `@include` read in the document, found when first needed.
     conditions: OnceLock<Vec<Name>>,
-    plans: RwLock<Vec<Entry>>,
+    plans: RwLock<Plans>,
+}
+
+#[derive(Default)]
+struct Plans {
+    entries: Vec<Entry>,
+    /// The fields they hold.
+    weight: usize,
 }
 
 struct Entry {
@@ -41,7 +51,8 @@ struct Entry {
 
 impl Kept {
     /// The plan `reader` makes from the field at `at` of `document`, for a request with
-    /// `variables`: one kept, or `make`'s, kept while there is room.
+    /// `variables`: one kept, or `make`'s, kept while there is room (`weight` tells how many
+    /// fields a plan holds).
     pub fn get_or_make<T: Any + Send + Sync>(
         &self,
         document: &ExecutableDocument,
@@ -49,6 +60,7 @@ impl Kept {
         reader: TypeId,
         variables: &Variables,
         make: impl FnOnce() -> T,
+        weight: impl FnOnce(&T) -> usize,
     ) -> Arc<T> {
         let names = self.conditions.get_or_init(|| conditions_of(document));
         let fits = |entry: &Entry| {
@@ -60,7 +72,7 @@ impl Kept {
                     .all(|(name, value)| variables.get(name) == value.as_ref())
         };
         if let Ok(kept) = self.plans.read()
-            && let Some(entry) = kept.iter().find(|entry| fits(entry))
+            && let Some(entry) = kept.entries.iter().find(|entry| fits(entry))
             && let Ok(plan) = entry.plan.clone().downcast::<T>()
         {
             return plan;
@@ -73,12 +85,15 @@ impl Kept {
         let flags = conditions
             .iter()
             .all(|value| matches!(value, None | Some(Value::Boolean(_) | Value::Null)));
+        let weight = weight(&plan).max(1);
         if flags
             && let Ok(mut kept) = self.plans.write()
-            && kept.len() < MAX_KEPT
-            && !kept.iter().any(fits)
+            && kept.entries.len() < MAX_KEPT
+            && kept.weight + weight <= MAX_WEIGHT
+            && !kept.entries.iter().any(fits)
         {
-            kept.push(Entry {
+            kept.weight += weight;
+            kept.entries.push(Entry {
                 at,
                 reader,
                 conditions,
@@ -91,7 +106,7 @@ impl Kept {
     /// How many plans it keeps.
     #[cfg(test)]
     fn len(&self) -> usize {
-        self.plans.read().map_or(0, |kept| kept.len())
+        self.plans.read().map_or(0, |kept| kept.entries.len())
     }
 }
 
@@ -102,6 +117,7 @@ pub fn planned<R: 'static, T: Any + Send + Sync, I>(
     ctx: &ContextBase<'_, I>,
     at: Pos,
     make: impl FnOnce() -> T,
+    weight: impl FnOnce(&T) -> usize,
 ) -> Arc<T> {
     match super::prevalidated::running(ctx) {
         Some(parsed) => parsed.kept().get_or_make(
@@ -110,6 +126,7 @@ pub fn planned<R: 'static, T: Any + Send + Sync, I>(
             TypeId::of::<R>(),
             &ctx.query_env.variables,
             make,
+            weight,
         ),
         None => Arc::new(make()),
     }
@@ -171,11 +188,26 @@ mod tests {
 
     /// Makes (or finds) the plan of `at` for `vars`; whether it was made now.
     fn made(kept: &Kept, doc: &ExecutableDocument, at: Pos, vars: &Variables) -> bool {
+        made_weighing(kept, doc, at, vars, 1)
+    }
+
+    /// [`made`], for a plan of `weight` fields.
+    fn made_weighing(
+        kept: &Kept,
+        doc: &ExecutableDocument,
+        at: Pos,
+        vars: &Variables,
+        weight: usize,
+    ) -> bool {
         let mut made = false;
-        kept.get_or_make(doc, at, TypeId::of::<u8>(), vars, || {
-            made = true;
-            at.line
-        });
+        kept.get_or_make(
+            doc,
+            at,
+            TypeId::of::<u8>(),
+            vars,
+            || made = true,
+            |_| weight,
+        );
         made
     }
 
@@ -220,16 +252,23 @@ mod tests {
         assert!(!made(&kept, &doc, here, &none));
         // Another reader of the same place.
         let mut again = false;
-        kept.get_or_make(&doc, here, TypeId::of::<u16>(), &yes, || {
-            again = true;
-            0u16
-        });
+        kept.get_or_make(
+            &doc,
+            here,
+            TypeId::of::<u16>(),
+            &yes,
+            || {
+                again = true;
+                0u16
+            },
+            |_| 1,
+        );
         assert!(again);
         assert_eq!(kept.len(), 5);
     }
 
     #[test]
-    fn a_document_keeps_few_plans_and_only_for_flags() {
+    fn a_document_keeps_few_small_plans_and_only_for_flags() {
         let doc = document("query($a: Boolean!) { x @include(if: $a) { y } }");
         let kept = Kept::default();
         let yes = variables(serde_json::json!({"a": true}));
@@ -244,6 +283,14 @@ mod tests {
             column: 1,
         };
         assert!(made(&kept, &doc, past, &yes));
+
+        // Plans heavier than the room left are made every time.
+        let kept = Kept::default();
+        let heavy = |at: Pos| made_weighing(&kept, &doc, at, &yes, MAX_WEIGHT / 2);
+        let (one, two, three) = (past, Pos { line: 1, column: 2 }, Pos { line: 1, column: 3 });
+        assert!(heavy(one) && heavy(two) && !heavy(one) && !heavy(two));
+        assert!(heavy(three) && heavy(three));
+        assert_eq!(kept.len(), 2);
 
         let kept = Kept::default();
         let text = variables(serde_json::json!({"a": "x".repeat(1000)}));

@@ -335,9 +335,12 @@ impl<C: Rows + 'static, S: Shape<C> + 'static> OutputType for Listed<'_, C, S> {
         let plan = match ctx.data_opt::<FieldByField>() {
             Some(_) => None,
             None => {
-                kept = super::kept::planned::<(C, S), _, _>(ctx, field.pos, || {
-                    S::plan(document(ctx), &ctx.item.node)
-                });
+                kept = super::kept::planned::<(C, S), _, _>(
+                    ctx,
+                    field.pos,
+                    || S::plan(document(ctx), &ctx.item.node),
+                    |plan| plan.as_ref().map_or(1, S::weight),
+                );
                 Option::as_ref(&kept).filter(|plan| rows.iter().all(|row| S::answered(plan, row)))
             }
         };

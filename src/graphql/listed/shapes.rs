@@ -18,6 +18,8 @@ pub trait Shape<C: Rows>: Send + Sync {
     /// What a selection shows of each row (kept with the document, [`crate::graphql::kept`]).
     type Plan: Send + Sync + 'static;
     fn plan(doc: Document<'_>, set: &SelectionSet) -> Option<Self::Plan>;
+    /// How many fields a plan holds.
+    fn weight(plan: &Self::Plan) -> usize;
     fn value(plan: &Self::Plan, connection: &C, signer: &Signer, row: &RowOf<C>) -> Value;
     /// [`Shape::value`] as JSON text.
     fn write(
@@ -64,6 +66,15 @@ impl<C: Rows> Shape<C> for Edges {
                 Some((Key::new(collected.key.clone()).ok()?, part))
             })
             .collect()
+    }
+
+    fn weight(plan: &Self::Plan) -> usize {
+        plan.iter()
+            .map(|(_, part)| match part {
+                EdgePart::Node(shown) => 1 + shown.len(),
+                EdgePart::Typename | EdgePart::Cursor => 1,
+            })
+            .sum()
     }
 
     fn value(plan: &Self::Plan, connection: &C, signer: &Signer, row: &RowOf<C>) -> Value {
@@ -122,6 +133,10 @@ impl<C: Rows> Shape<C> for Nodes {
 
     fn plan(doc: Document<'_>, set: &SelectionSet) -> Option<Self::Plan> {
         plan_of::<C::Fields>(doc, [set])
+    }
+
+    fn weight(plan: &Self::Plan) -> usize {
+        plan.len()
     }
 
     fn value(plan: &Self::Plan, _: &C, _: &Signer, row: &RowOf<C>) -> Value {
