@@ -10,10 +10,12 @@
 //! they skip before execution, and nothing else of the request reaches the selection. So a
 //! plan is kept under the field's position (one field of one document), the reader that made
 //! it, and those values as the request gave them. A document keeps at most [`MAX_KEPT`]
-//! plans holding at most [`MAX_WEIGHT`] fields in all (a plan's size follows its document's,
-//! which the cache of parsed documents weighs by its text), and only for values that are flags
-//! (a client may send anything in a variable the document does not declare a flag, and that is
-//! not kept): past that, plans are made per request, as they always were.
+//! plans, holding in all at most twice as many fields as the document itself selects (and at
+//! most [`MAX_WEIGHT`]): a planned field takes about half the memory of a field of the parsed
+//! document, so a document's plans take at most about what its own fields do, which the cache
+//! of parsed documents accounts for in weighing it by its text. Plans are kept only for values that are flags (a client may
+//! send anything in a variable the document does not declare a flag, and that is not kept).
+//! Past that, plans are made per request, as they always were.
 
 use std::any::{Any, TypeId};
 use std::sync::{Arc, OnceLock, RwLock};
@@ -23,15 +25,24 @@ use async_graphql::{ContextBase, Name, Pos, Value, Variables};
 
 /// Most plans one document keeps.
 const MAX_KEPT: usize = 32;
-/// Most fields the plans of one document hold in all (see [`Kept::get_or_make`]'s `weight`).
+/// Most fields the plans of one document hold in all (see [`Kept::get_or_make`]'s `weight`),
+/// however large the document.
 const MAX_WEIGHT: usize = 1_024;
 
 /// The plans made from one document's fields.
 #[derive(Default)]
 pub struct Kept {
-    /// The variables `@skip` and `@include` read in the document, found when first needed.
-    conditions: OnceLock<Vec<Name>>,
+    /// What the plans depend on and may hold, found when first needed.
+    document: OnceLock<Read>,
     plans: RwLock<Plans>,
+}
+
+/// What a document's plans depend on, and the room they have.
+struct Read {
+    /// The variables `@skip` and `@include` read in the document.
+    conditions: Vec<Name>,
+    /// The fields its plans may hold in all.
+    room: usize,
 }
 
 #[derive(Default)]
@@ -44,7 +55,7 @@ struct Plans {
 struct Entry {
     at: Pos,
     reader: TypeId,
-    /// The values of [`Kept::conditions`] the plan was made for (`None`: not given).
+    /// The values of [`Read::conditions`] the plan was made for (`None`: not given).
     conditions: Vec<Option<Value>>,
     plan: Arc<dyn Any + Send + Sync>,
 }
@@ -62,7 +73,8 @@ impl Kept {
         make: impl FnOnce() -> T,
         weight: impl FnOnce(&T) -> usize,
     ) -> Arc<T> {
-        let names = self.conditions.get_or_init(|| conditions_of(document));
+        let read = self.document.get_or_init(|| read(document));
+        let names = &read.conditions;
         let fits = |entry: &Entry| {
             entry.at == at
                 && entry.reader == reader
@@ -89,7 +101,7 @@ impl Kept {
         if flags
             && let Ok(mut kept) = self.plans.write()
             && kept.entries.len() < MAX_KEPT
-            && kept.weight + weight <= MAX_WEIGHT
+            && kept.weight + weight <= read.room
             && !kept.entries.iter().any(fits)
         {
             kept.weight += weight;
@@ -132,23 +144,36 @@ pub fn planned<R: 'static, T: Any + Send + Sync, I>(
     }
 }
 
-/// The variables that `@skip` and `@include` read in `document`, each once.
-fn conditions_of(document: &ExecutableDocument) -> Vec<Name> {
-    let mut names = Vec::new();
+/// The variables that `@skip` and `@include` read in `document`, each once, and the room its
+/// plans have.
+fn read(document: &ExecutableDocument) -> Read {
+    let mut conditions = Vec::new();
+    let mut fields = 0;
     let operations: Vec<_> = match &document.operations {
         DocumentOperations::Single(operation) => vec![operation],
         DocumentOperations::Multiple(operations) => operations.values().collect(),
     };
     for operation in operations {
-        conditions_in(&operation.node.selection_set.node, &mut names);
+        read_in(
+            &operation.node.selection_set.node,
+            &mut conditions,
+            &mut fields,
+        );
     }
     for fragment in document.fragments.values() {
-        conditions_in(&fragment.node.selection_set.node, &mut names);
+        read_in(
+            &fragment.node.selection_set.node,
+            &mut conditions,
+            &mut fields,
+        );
     }
-    names
+    Read {
+        conditions,
+        room: fields.saturating_mul(2).min(MAX_WEIGHT),
+    }
 }
 
-fn conditions_in(set: &SelectionSet, names: &mut Vec<Name>) {
+fn read_in(set: &SelectionSet, names: &mut Vec<Name>, fields: &mut usize) {
     use async_graphql::parser::types::Selection;
     for selection in &set.items {
         for directive in selection.node.directives() {
@@ -165,9 +190,12 @@ fn conditions_in(set: &SelectionSet, names: &mut Vec<Name>) {
             }
         }
         match &selection.node {
-            Selection::Field(field) => conditions_in(&field.node.selection_set.node, names),
+            Selection::Field(field) => {
+                *fields += 1;
+                read_in(&field.node.selection_set.node, names, fields)
+            }
             Selection::InlineFragment(inline) => {
-                conditions_in(&inline.node.selection_set.node, names)
+                read_in(&inline.node.selection_set.node, names, fields)
             }
             Selection::FragmentSpread(_) => {}
         }
@@ -212,15 +240,18 @@ mod tests {
     }
 
     #[test]
-    fn the_conditions_are_the_variables_skip_and_include_read() {
+    fn the_conditions_are_the_variables_skip_and_include_read_and_the_room_the_fields() {
         let doc = document(
             "query A($a: Boolean!, $n: Int) { x(first: $n) @include(if: $a) { y @skip(if: true) } } \
              query B($b: Boolean!) { ...F ... @skip(if: $b) { z } } \
              fragment F on Query { w { v @include(if: $c) @skip(if: $a) } }",
         );
-        let mut names: Vec<_> = conditions_of(&doc).iter().map(|n| n.to_string()).collect();
+        let read = read(&doc);
+        let mut names: Vec<_> = read.conditions.iter().map(|n| n.to_string()).collect();
         names.sort();
         assert_eq!(names, ["a", "b", "c"]);
+        // Five fields (each once where it is written): room for ten.
+        assert_eq!(read.room, 10);
     }
 
     #[test]
@@ -269,7 +300,13 @@ mod tests {
 
     #[test]
     fn a_document_keeps_few_small_plans_and_only_for_flags() {
-        let doc = document("query($a: Boolean!) { x @include(if: $a) { y } }");
+        let fields: Vec<_> = (0..40).map(|n| format!("y{n}")).collect();
+        let doc = document(&format!(
+            "query($a: Boolean!) {{ x @include(if: $a) {{ {} }} }}",
+            fields.join(" ")
+        ));
+        let room = read(&doc).room;
+        assert_eq!(room, 82);
         let kept = Kept::default();
         let yes = variables(serde_json::json!({"a": true}));
         for line in 0..MAX_KEPT + 8 {
@@ -286,7 +323,7 @@ mod tests {
 
         // Plans heavier than the room left are made every time.
         let kept = Kept::default();
-        let heavy = |at: Pos| made_weighing(&kept, &doc, at, &yes, MAX_WEIGHT / 2);
+        let heavy = |at: Pos| made_weighing(&kept, &doc, at, &yes, room / 2);
         let (one, two, three) = (past, Pos { line: 1, column: 2 }, Pos { line: 1, column: 3 });
         assert!(heavy(one) && heavy(two) && !heavy(one) && !heavy(two));
         assert!(heavy(three) && heavy(three));
