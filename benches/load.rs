@@ -315,9 +315,9 @@ fn main() -> Result<(), BoxError> {
         )?;
         println!();
         println!(
-            "| PostgreSQL page read | concurrency | requests/s | p50 ms | p99 ms | gateway CPU ms per request | gateway resident MiB | errors |"
+            "| PostgreSQL page read | concurrency | requests/s | p50 ms | p99 ms | gateway CPU ms per request | PostgreSQL CPU ms per request | gateway resident MiB | errors |"
         );
-        println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         for line in reads.lines {
             println!("{line}");
         }

@@ -15,6 +15,10 @@
 //! A third account's event log (the changes of 200 payments made through the API) is read a
 //! page of 50 at a time, with and without each event's payment.
 //!
+//! The first page and the dashboard's list by `documentId` are then sent in turn, five rounds
+//! (`alternated.rs`), each round's ratio of their pages per second taken, and the median
+//! printed with the lowest and highest.
+//!
 //! Settings: `LOAD_READ_ROWS` (default 1,000,000; 0 skips the reads), and the load
 //! benchmark's `LOAD_SECONDS`, `LOAD_POSTGRES_URL`.
 
@@ -28,6 +32,8 @@ use graphpay::persistence::payment_pages::{
 use graphpay::persistence::{Backend, Db, DbConfig};
 
 use super::common::{BoxError, DIR, drop_schema, graphpay, start_gateway, unthrottled, wrk};
+
+mod alternated;
 
 /// Where the seeded rows' times start (2026-01-01), 1 ms apart.
 const BASE_MICROS: i64 = 1_767_225_600_000_000;
@@ -337,26 +343,25 @@ fn measure(
                 // steady state (its statement prepared on the pool's connections and planned, its
                 // rows' pages in memory), not the first requests of a document.
                 wrk(&gateway.address, "load.lua", &[mode, credential, arg], c, 2)?;
-                let before = gateway.cpu_time().unwrap_or_default();
-                let run = wrk(
-                    &gateway.address,
-                    "load.lua",
-                    &[mode, credential, arg],
-                    c,
-                    seconds,
-                )?;
-                let cpu = gateway.cpu_time().unwrap_or_default() - before;
-                let line = format!(
-                    "| {label}{threads} | {c} | {:.0} | {:.2} | {:.2} | {:.3} | {:.1} | {} |",
-                    run.rps,
-                    run.p50_ms,
-                    run.p99_ms,
-                    cpu.as_secs_f64() * 1e3 / run.requests.max(1.0),
-                    gateway.resident_mib().unwrap_or_default(),
-                    run.errors
-                );
+                let measured = alternated::measure(&gateway, [mode, credential, arg], c, seconds)?;
+                let line = measured.line(&format!("{label}{threads}"), c);
                 eprintln!("{line}");
                 lines.push(line);
+            }
+            if every_document {
+                // The dashboard's list against the first page, sent in turn: one figure each,
+                // measured minutes apart, moves with this host's speed by more than the two
+                // differ.
+                lines.extend(alternated::run(
+                    &gateway,
+                    c,
+                    seconds,
+                    ("first page", ["page", &key, &dash]),
+                    (
+                        "dashboard list, by documentId",
+                        ["body", &token, &bodies.list_by_id],
+                    ),
+                )?);
             }
         }
     }
@@ -384,7 +389,7 @@ fn measure(
                 .and_then(|l| l.split_whitespace().nth(3))
                 .unwrap_or("?");
             let line =
-                format!("| pgbench: {label} | {c} | {tps} | (average {latency}) | | | | 0 |");
+                format!("| pgbench: {label} | {c} | {tps} | (average {latency}) | | | | | 0 |");
             eprintln!("{line}");
             lines.push(line);
         }
