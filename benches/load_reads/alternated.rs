@@ -108,7 +108,7 @@ pub fn run(
     }
     ratios.sort_by(f64::total_cmp);
     let line = format!(
-        "| {} / {}, in turn: median of {ROUNDS} rounds' ratios (lowest-highest) | {c} | {:.2}x ({:.2}-{:.2}) | | | | | |",
+        "| {} / {}, in turn: median of {ROUNDS} rounds' ratios (lowest-highest) | {c} | {:.2}x ({:.2}-{:.2}) | | | | | | |",
         second.0,
         first.0,
         ratios[ROUNDS / 2],
