@@ -231,11 +231,7 @@ async fn the_breaker_opens_fails_fast_and_closes_again(backend: Backend) {
 }
 
 async fn the_sandbox_service_settles_async_payments_by_signed_webhook(backend: Backend) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::helpers::free_port();
     let dir = tempfile::tempdir().unwrap();
     let config = SandboxConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
@@ -316,11 +312,7 @@ async fn a_client_that_goes_away_does_not_stop_its_payment_halfway(backend: Back
 async fn a_processor_killed_and_restarted_during_a_burst_loses_nothing(backend: Backend) {
     let dir = tempfile::tempdir().unwrap();
     let db = sandbox_db(&dir);
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::helpers::free_port();
     let mut processor = SandboxProcess::start(port, &db.url);
     let app = gateway(backend, &format!("http://127.0.0.1:{port}"), |c| {
         c.processor_limits.deadline = Duration::from_secs(1);

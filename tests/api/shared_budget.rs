@@ -4,7 +4,6 @@
 //! with its own budget, and shares again once Redis is back. Compiled as ignored when
 //! `redis-server` was missing at build time; fails when it is missing at run time.
 
-use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -24,10 +23,7 @@ struct RedisServer {
 
 impl RedisServer {
     fn start() -> Self {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        let port = crate::helpers::free_port();
         let mut server = Self { port, child: None };
         server.restart();
         server

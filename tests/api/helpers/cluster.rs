@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
+use super::ports::free_port;
+
 /// How long starting or stopping the server may take before the test fails; generous, so a
 /// loaded machine does not fail it.
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -332,13 +334,6 @@ async fn bin_dir() -> PathBuf {
 }
 
 /// A TCP port on 127.0.0.1 that was free a moment ago: bound as port 0, then released.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .expect("a free port on 127.0.0.1")
-        .port()
-}
-
 fn deadline_secs() -> String {
     DEADLINE.as_secs().to_string()
 }

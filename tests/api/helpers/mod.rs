@@ -9,6 +9,7 @@ mod consistency;
 mod own_database;
 mod pages;
 mod payments;
+mod ports;
 pub mod prerequisites;
 mod process;
 mod receiver;
@@ -27,12 +28,13 @@ pub use payments::{
     CANCEL, CONFIRM, CREATE, REFUND, charges, create, create_while_unavailable, created_id, input,
     refund, row_count, status_of,
 };
+pub use ports::free_port;
 pub use process::GatewayProcess;
 pub use receiver::{Answer, Received, Receiver};
 pub use responses::{
     cost, create_payload, error_extension, first_error_code, first_error_message, refund_payload,
 };
-pub use sandbox::{SandboxProcess, free_port, sandbox_charges, sandbox_db};
+pub use sandbox::{SandboxProcess, sandbox_charges, sandbox_db};
 pub use webhooks::{charge_event, refund_event};
 pub use ws::{
     Socket, connect, connect_to, next_message, next_update, subscribe_as, subscribe_synced,

@@ -21,14 +21,6 @@ pub fn sandbox_db(dir: &tempfile::TempDir) -> DbConfig {
     }
 }
 
-/// A port nothing listens on right now.
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .expect("a free port")
-        .port()
-}
-
 /// A sandbox in a process of its own, so that it can be killed.
 pub struct SandboxProcess {
     child: Child,
