@@ -9,15 +9,18 @@ use std::time::Duration;
 use sea_orm::sqlx::postgres::PgConnectOptions;
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{
-    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseConnectionType,
-    DatabaseTransaction, DbErr, SqliteTransactionMode, TransactionOptions, TransactionTrait,
+    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbErr,
+    SqliteTransactionMode, TransactionOptions, TransactionTrait,
 };
 
 mod migrations;
 mod on_this_host;
+mod pages;
+mod sizes;
 
 pub(crate) use on_this_host::tls_as_needed;
 pub use on_this_host::{server_on_this_host, without_tls};
+pub use sizes::PoolSizes;
 
 use super::DbError;
 use super::observed::Observer;
@@ -39,14 +42,6 @@ pub struct DbConfig {
     pub acquire_timeout: Duration,
 }
 
-/// How many connections the pool holds now, and may hold at most.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PoolSizes {
-    pub idle: u32,
-    pub in_use: u32,
-    pub max: u32,
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
     Sqlite,
@@ -57,6 +52,8 @@ pub enum Backend {
 #[derive(Clone, Debug)]
 pub struct Db {
     conn: DatabaseConnection,
+    /// Page reads' pool on PostgreSQL (see [`pages`]); `None` where they share `conn`.
+    pages: Option<DatabaseConnection>,
     backend: Backend,
     /// Seals the secrets this database stores (see [`crate::domain::sealed`]).
     sealer: Sealer,
@@ -79,6 +76,7 @@ impl Db {
             Database::connect(options(config, backend, config.max_connections, |o| o)).await?;
         #[cfg_attr(not(feature = "test-support"), allow(unused_mut))]
         let mut db = Self::wrap(conn, backend)?;
+        db.pages = pages::page_pool(config, backend, config.max_connections, None).await?;
         #[cfg(feature = "test-support")]
         {
             let counter = db.statements.clone();
@@ -142,12 +140,21 @@ impl Db {
         });
         opts.connect_timeout(replica.acquire_timeout)
             .connect_lazy(true);
-        Self::wrap(Database::connect(opts).await?, Backend::Postgres)
+        let mut db = Self::wrap(Database::connect(opts).await?, Backend::Postgres)?;
+        db.pages = pages::page_pool(
+            &replica,
+            Backend::Postgres,
+            max_connections,
+            Some("graphpay-replica-reads"),
+        )
+        .await?;
+        Ok(db)
     }
 
     fn wrap(conn: DatabaseConnection, backend: Backend) -> Result<Self, DbError> {
         Ok(Self {
             conn,
+            pages: None,
             backend,
             sealer: Sealer::none(),
             observer: Observer::default(),
@@ -200,19 +207,6 @@ impl Db {
         self.backend
     }
 
-    /// The pool's connections now (for metrics); `None` once the pool is closed.
-    pub fn pool_sizes(&self) -> Option<PoolSizes> {
-        match &self.conn.inner {
-            DatabaseConnectionType::SqlxSqlitePoolConnection(_) => {
-                Some(pool_sizes(self.conn.get_sqlite_connection_pool()))
-            }
-            DatabaseConnectionType::SqlxPostgresPoolConnection(_) => {
-                Some(pool_sizes(self.conn.get_postgres_connection_pool()))
-            }
-            _ => None,
-        }
-    }
-
     /// This handle, sealing the secrets it stores with `sealer`.
     pub fn with_sealer(mut self, sealer: Sealer) -> Self {
         self.sealer = sealer;
@@ -226,6 +220,11 @@ impl Db {
 
     pub(crate) fn conn(&self) -> &DatabaseConnection {
         &self.conn
+    }
+
+    /// The pool that page reads run on: their own on PostgreSQL (see [`pages`]).
+    pub(super) fn page_reads(&self) -> &DatabaseConnection {
+        self.pages.as_ref().unwrap_or(&self.conn)
     }
 
     /// Starts a transaction that will write. On SQLite it takes the write lock at `BEGIN`
@@ -280,19 +279,10 @@ impl Db {
     }
 
     pub async fn close(self) -> Result<(), DbError> {
+        if let Some(pages) = self.pages {
+            pages.close().await?;
+        }
         Ok(self.conn.close().await?)
-    }
-}
-
-fn pool_sizes<D: sea_orm::sqlx::Database>(pool: &sea_orm::sqlx::Pool<D>) -> PoolSizes {
-    let total = pool.size();
-    let idle = u32::try_from(pool.num_idle())
-        .unwrap_or(u32::MAX)
-        .min(total);
-    PoolSizes {
-        idle,
-        in_use: total - idle,
-        max: pool.options().get_max_connections(),
     }
 }
 

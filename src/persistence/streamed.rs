@@ -1,7 +1,8 @@
 //! A page's rows read from the driver one at a time, each turned into what the page holds as
 //! it arrives.
 //!
-//! On PostgreSQL the statement runs on the pool's driver directly: a page's rows are read from
+//! On PostgreSQL the statement runs on the driver of page reads' own pool (whose connections
+//! keep generic plans, see `db/pages.rs`) directly: a page's rows are read from
 //! the connection's stream and each is read into its object at once. Through the ORM's
 //! `query_all`, the driver first collected every row into a vector, which was then copied
 //! into a second vector of the ORM's rows (each the size of the largest driver's row) before
@@ -53,7 +54,7 @@ pub(super) async fn read<T>(
     };
     match db.conn().get_database_backend() {
         DbBackend::Postgres => {
-            let pool = db.conn().get_postgres_connection_pool();
+            let pool = db.page_reads().get_postgres_connection_pool();
             let values = SqlxValues(statement.values.unwrap_or(sea_orm::Values(Vec::new())));
             let query = sqlx::query_with(AssertSqlSafe(statement.sql.as_str()), values);
             // Run on the pool, the driver's stream takes a connection itself: its checkout

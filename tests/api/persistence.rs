@@ -187,3 +187,43 @@ async fn a_database_server_on_this_host_is_reached_without_tls_unless_the_url_sa
         "sslmode=prefer"
     );
 }
+
+/// On PostgreSQL the gateway's page reads run on connections that keep one generic plan per
+/// statement; every other statement runs where PostgreSQL chooses its plans, as the server
+/// is configured.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(pg_tests),
+    ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run"
+)]
+async fn page_reads_keep_generic_plans_and_other_statements_are_planned_as_configured() {
+    let app = TestApp::spawn(crate::helpers::Backend::Postgres).await;
+    let show = "SHOW plan_cache_mode";
+    let pages = app
+        .server_db
+        .as_page_reads()
+        .query_text(show)
+        .await
+        .unwrap();
+    assert_eq!(pages[0][0], "force_generic_plan");
+    let configured = app.db.query_text(show).await.unwrap();
+    let others = app.server_db.query_text(show).await.unwrap();
+    assert_eq!(others, configured, "the server's own setting");
+    assert_ne!(others[0][0], "force_generic_plan");
+    // Pages are still answered, from those connections.
+    let (_, key) = app.account("Alice").await;
+    let id =
+        crate::helpers::created_id(&app, &key, "k", crate::helpers::input(700, "tok_visa")).await;
+    let listed = app
+        .query(
+            &key,
+            "{ payments(first: 5) { edges { node { id amount } } } }",
+            serde_json::json!({}),
+        )
+        .await;
+    assert_eq!(
+        listed["payments"]["edges"][0]["node"]["id"],
+        id.as_str(),
+        "{listed}"
+    );
+}

@@ -1,0 +1,57 @@
+//! Page reads' own pool on PostgreSQL, whose connections keep one generic plan for each
+//! statement (`plan_cache_mode = force_generic_plan`).
+//!
+//! A page's statement is prepared once per connection and run with the account, the cursor's
+//! sort key and the limit as parameters. Left to choose, PostgreSQL plans it afresh on every
+//! execution (a custom plan) for an account that holds a large share of the table: the plan
+//! made for that account is estimated cheaper than the generic one, by more than planning is
+//! reckoned to cost. Yet it is the same backward scan of the index that orders the page, and
+//! planning it again costs about a third of the statement, so the merchants with the most
+//! payments paid the most for each page. A keyset page's plan is that index, whatever the
+//! values, so its connections keep the generic plan. Every other statement stays on the main
+//! pool, planned as PostgreSQL chooses: some need their values to use a partial index (the
+//! authorization sweeper's `status`).
+
+use sea_orm::{ConnectOptions, Database, DatabaseConnection};
+
+use super::{Backend, DbConfig, DbError, options};
+
+/// The setting page reads' connections open with.
+pub(super) const GENERIC_PLANS: (&str, &str) = ("plan_cache_mode", "force_generic_plan");
+
+/// A pool of at most `max_connections` for page reads on PostgreSQL, named
+/// `application_name` when given; `None` on SQLite, whose page reads share the main pool. It
+/// connects lazily: a connection is opened by the first page read that needs it.
+pub(super) async fn page_pool(
+    config: &DbConfig,
+    backend: Backend,
+    max_connections: u32,
+    application_name: Option<&'static str>,
+) -> Result<Option<DatabaseConnection>, DbError> {
+    if backend != Backend::Postgres {
+        return Ok(None);
+    }
+    let mut opts: ConnectOptions = options(config, backend, max_connections, move |o| {
+        let o = o.options([GENERIC_PLANS]);
+        match application_name {
+            Some(name) => o.application_name(name),
+            None => o,
+        }
+    });
+    opts.connect_lazy(true);
+    Ok(Some(Database::connect(opts).await?))
+}
+
+#[cfg(feature = "test-support")]
+impl super::Db {
+    /// This handle as page reads see the database: on their own pool's connections.
+    ///
+    /// Exists for the tests and benchmarks (feature `test-support`).
+    pub fn as_page_reads(&self) -> Self {
+        let mut db = self.clone();
+        if let Some(pages) = &self.pages {
+            db.conn = pages.clone();
+        }
+        db
+    }
+}
