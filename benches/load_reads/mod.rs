@@ -382,7 +382,8 @@ fn measure(
                 .lines()
                 .find(|l| l.starts_with("tps = "))
                 .and_then(|l| l.split_whitespace().nth(2))
-                .unwrap_or("?");
+                .and_then(|tps| tps.parse::<f64>().ok())
+                .map_or_else(|| "?".to_string(), |tps| format!("{tps:.0}"));
             let latency = text
                 .lines()
                 .find(|l| l.starts_with("latency average"))
