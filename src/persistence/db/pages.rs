@@ -1,16 +1,16 @@
 //! Page reads' own pool on PostgreSQL, whose connections keep one generic plan for each
 //! statement (`plan_cache_mode = force_generic_plan`).
 //!
-//! A page's statement is prepared once per connection and run with the account, the cursor's
-//! sort key and the limit as parameters. Left to choose, PostgreSQL plans it afresh on every
-//! execution (a custom plan) for an account that holds a large share of the table: the plan
-//! made for that account is estimated cheaper than the generic one, by more than planning is
-//! reckoned to cost. Yet it is the same backward scan of the index that orders the page, and
-//! planning it again costs about a third of the statement, so the merchants with the most
-//! payments paid the most for each page. A keyset page's plan is that index, whatever the
-//! values, so its connections keep the generic plan. Every other statement stays on the main
-//! pool, planned as PostgreSQL chooses: some need their values to use a partial index (the
-//! authorization sweeper's `status`).
+//! A page's statement is prepared once per connection and run with the account and the
+//! cursor's position as parameters (its limit is written into the text). Left to choose,
+//! PostgreSQL plans it afresh on every execution (a custom plan) for an account that holds a
+//! large share of the table: the plan made for that account is estimated cheaper than the
+//! generic one, by more than planning is reckoned to cost. Yet it is the same backward scan
+//! of the index that orders the page, and planning it again costs about a third of the
+//! statement, so the merchants with the most payments paid the most for each page. A keyset
+//! page's plan is that index, whatever the values, so its connections keep the generic plan.
+//! Every other statement stays on the main pool, planned as PostgreSQL chooses: some need
+//! their values to use a partial index (the authorization sweeper's `status`).
 
 use sea_orm::{ConnectOptions, Database, DatabaseConnection};
 
