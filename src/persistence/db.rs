@@ -72,11 +72,11 @@ impl Db {
         if let (Backend::Postgres, Some(schema)) = (backend, &config.schema) {
             create_schema(config, schema).await?;
         }
-        let conn =
-            Database::connect(options(config, backend, config.max_connections, |o| o)).await?;
+        let (main, page_reads) = pages::shares(backend, config.max_connections);
+        let conn = Database::connect(options(config, backend, main, |o| o)).await?;
         #[cfg_attr(not(feature = "test-support"), allow(unused_mut))]
         let mut db = Self::wrap(conn, backend)?;
-        db.pages = pages::page_pool(config, backend, config.max_connections, None).await?;
+        db.pages = pages::page_pool(config, backend, page_reads, None).await?;
         #[cfg(feature = "test-support")]
         {
             let counter = db.statements.clone();
@@ -135,7 +135,8 @@ impl Db {
                 "a replica must be a PostgreSQL URL (postgres://...)".into(),
             ));
         }
-        let mut opts = options(&replica, Backend::Postgres, max_connections, |o| {
+        let (main, page_reads) = pages::shares(Backend::Postgres, max_connections);
+        let mut opts = options(&replica, Backend::Postgres, main, |o| {
             o.application_name("graphpay-replica-reads")
         });
         opts.connect_timeout(replica.acquire_timeout)
@@ -144,7 +145,7 @@ impl Db {
         db.pages = pages::page_pool(
             &replica,
             Backend::Postgres,
-            max_connections,
+            page_reads,
             Some("graphpay-replica-reads"),
         )
         .await?;

@@ -409,9 +409,10 @@ async fn page_statements_keep_a_generic_plan_postgres() {
         ))
         .await
         .unwrap();
-    // One connection, so that its prepared statements are the ones looked at.
+    // One connection for page reads and one for the rest, so that their prepared statements
+    // are the ones looked at.
     let db = Db::connect(&DbConfig {
-        max_connections: 1,
+        max_connections: 2,
         ..app.db_config.clone()
     })
     .await

@@ -210,6 +210,9 @@ async fn page_reads_keep_generic_plans_and_other_statements_are_planned_as_confi
     let others = app.server_db.query_text(show).await.unwrap();
     assert_eq!(others, configured, "the server's own setting");
     assert_ne!(others[0][0], "force_generic_plan");
+    // The two pools share the connections the gateway is configured for.
+    let sizes = app.server_db.pool_sizes().unwrap();
+    assert_eq!(sizes.max, app.config.database.max_connections);
     // Pages are still answered, from those connections.
     let (_, key) = app.account("Alice").await;
     let id =

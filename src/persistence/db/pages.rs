@@ -10,7 +10,9 @@
 //! statement, so the merchants with the most payments paid the most for each page. A keyset
 //! page's plan is that index, whatever the values, so its connections keep the generic plan.
 //! Every other statement stays on the main pool, planned as PostgreSQL chooses: some need
-//! their values to use a partial index (the authorization sweeper's `status`).
+//! their values to use a partial index (the authorization sweeper's `status`). The pool takes
+//! half of the connections the instance is configured for (`DATABASE_MAX_CONNECTIONS`), so an
+//! instance holds no more than before.
 
 use sea_orm::{ConnectOptions, Database, DatabaseConnection};
 
@@ -19,16 +21,28 @@ use super::{Backend, DbConfig, DbError, options};
 /// The setting page reads' connections open with.
 pub(super) const GENERIC_PLANS: (&str, &str) = ("plan_cache_mode", "force_generic_plan");
 
-/// A pool of at most `max_connections` for page reads on PostgreSQL, named
-/// `application_name` when given; `None` on SQLite, whose page reads share the main pool. It
-/// connects lazily: a connection is opened by the first page read that needs it.
+/// How `max_connections` is shared: the main pool's part and page reads' (half, on
+/// PostgreSQL with two connections or more; none otherwise, and page reads share the main
+/// pool). An instance holds no more connections than it is configured for.
+pub(super) fn shares(backend: Backend, max_connections: u32) -> (u32, u32) {
+    match backend {
+        Backend::Postgres if max_connections >= 2 => {
+            (max_connections - max_connections / 2, max_connections / 2)
+        }
+        _ => (max_connections, 0),
+    }
+}
+
+/// A pool of at most `max_connections` for page reads, named `application_name` when given;
+/// `None` for no connection (page reads then share the main pool). It connects lazily: a
+/// connection is opened by the first page read that needs it.
 pub(super) async fn page_pool(
     config: &DbConfig,
     backend: Backend,
     max_connections: u32,
     application_name: Option<&'static str>,
 ) -> Result<Option<DatabaseConnection>, DbError> {
-    if backend != Backend::Postgres {
+    if max_connections == 0 {
         return Ok(None);
     }
     let mut opts: ConnectOptions = options(config, backend, max_connections, move |o| {
@@ -53,5 +67,19 @@ impl super::Db {
             db.conn = pages.clone();
         }
         db
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_reads_take_half_of_the_connections_on_postgresql_only() {
+        assert_eq!(shares(Backend::Postgres, 16), (8, 8));
+        assert_eq!(shares(Backend::Postgres, 7), (4, 3));
+        assert_eq!(shares(Backend::Postgres, 2), (1, 1));
+        assert_eq!(shares(Backend::Postgres, 1), (1, 0));
+        assert_eq!(shares(Backend::Sqlite, 16), (16, 0));
     }
 }
