@@ -34,6 +34,7 @@ use graphpay::persistence::{Backend, Db, DbConfig};
 use super::common::{BoxError, DIR, drop_schema, graphpay, start_gateway, unthrottled, wrk};
 
 mod alternated;
+mod measured;
 
 /// Where the seeded rows' times start (2026-01-01), 1 ms apart.
 const BASE_MICROS: i64 = 1_767_225_600_000_000;
@@ -343,7 +344,7 @@ fn measure(
                 // steady state (its statement prepared on the pool's connections and planned, its
                 // rows' pages in memory), not the first requests of a document.
                 wrk(&gateway.address, "load.lua", &[mode, credential, arg], c, 2)?;
-                let measured = alternated::measure(&gateway, [mode, credential, arg], c, seconds)?;
+                let measured = measured::measure(&gateway, [mode, credential, arg], c, seconds)?;
                 let line = measured.line(&format!("{label}{threads}"), c);
                 eprintln!("{line}");
                 lines.push(line);

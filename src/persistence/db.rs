@@ -76,7 +76,7 @@ impl Db {
         let conn = Database::connect(options(config, backend, main, |o| o)).await?;
         #[cfg_attr(not(feature = "test-support"), allow(unused_mut))]
         let mut db = Self::wrap(conn, backend)?;
-        db.pages = pages::page_pool(config, backend, page_reads, None).await?;
+        db.pages = pages::page_pool(config, page_reads, None).await?;
         #[cfg(feature = "test-support")]
         {
             let counter = db.statements.clone();
@@ -142,13 +142,7 @@ impl Db {
         opts.connect_timeout(replica.acquire_timeout)
             .connect_lazy(true);
         let mut db = Self::wrap(Database::connect(opts).await?, Backend::Postgres)?;
-        db.pages = pages::page_pool(
-            &replica,
-            Backend::Postgres,
-            page_reads,
-            Some("graphpay-replica-reads"),
-        )
-        .await?;
+        db.pages = pages::page_pool(&replica, page_reads, Some("graphpay-replica-reads")).await?;
         Ok(db)
     }
 

@@ -19,7 +19,7 @@ use sea_orm::{ConnectOptions, Database, DatabaseConnection};
 use super::{Backend, DbConfig, DbError, options};
 
 /// The setting page reads' connections open with.
-pub(super) const GENERIC_PLANS: (&str, &str) = ("plan_cache_mode", "force_generic_plan");
+const GENERIC_PLANS: (&str, &str) = ("plan_cache_mode", "force_generic_plan");
 
 /// How `max_connections` is shared: the main pool's part and page reads' (half, on
 /// PostgreSQL with two connections or more; none otherwise, and page reads share the main
@@ -33,19 +33,18 @@ pub(super) fn shares(backend: Backend, max_connections: u32) -> (u32, u32) {
     }
 }
 
-/// A pool of at most `max_connections` for page reads, named `application_name` when given;
-/// `None` for no connection (page reads then share the main pool). It connects lazily: a
-/// connection is opened by the first page read that needs it.
+/// A pool of at most `max_connections` for page reads on PostgreSQL, named
+/// `application_name` when given; `None` for no connection (page reads then share the main
+/// pool). It connects lazily: a connection is opened by the first page read that needs it.
 pub(super) async fn page_pool(
     config: &DbConfig,
-    backend: Backend,
     max_connections: u32,
     application_name: Option<&'static str>,
 ) -> Result<Option<DatabaseConnection>, DbError> {
     if max_connections == 0 {
         return Ok(None);
     }
-    let mut opts: ConnectOptions = options(config, backend, max_connections, move |o| {
+    let mut opts: ConnectOptions = options(config, Backend::Postgres, max_connections, move |o| {
         let o = o.options([GENERIC_PLANS]);
         match application_name {
             Some(name) => o.application_name(name),
