@@ -21,6 +21,7 @@ mod m20261204_000009_add_key_expiry;
 mod m20261205_000010_add_webhook_secret_roll;
 mod m20261206_000011_create_signing_keys;
 mod m20261207_000012_add_restricted_keys_and_submit_tokens;
+mod m20261207_000013_index_spread_payment_counts;
 
 pub struct Migrator;
 
@@ -40,6 +41,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000010_add_webhook_secret_roll::Migration),
             Box::new(m20261206_000011_create_signing_keys::Migration),
             Box::new(m20261207_000012_add_restricted_keys_and_submit_tokens::Migration),
+            Box::new(m20261207_000013_index_spread_payment_counts::Migration),
         ]
     }
 }

@@ -16,6 +16,7 @@ mod merchant_data;
 pub mod merchant_webhooks;
 mod observed;
 mod payment_columns;
+pub mod payment_counts;
 pub mod payment_pages;
 pub mod payment_writes;
 pub mod payments;

@@ -1,19 +1,22 @@
 //! The gateway's timer: expired idempotency keys and submit tokens swept, stuck payments
-//! reconciled.
+//! reconciled, the status counts folded.
 
 use std::time::Duration;
 
 use tokio::sync::watch;
 
 use crate::domain::time::Timestamp;
-use crate::persistence::{Db, idempotency_keys};
+use crate::persistence::{Db, idempotency_keys, payment_counts};
 use crate::service::idempotency::IdempotencySettings;
 use crate::service::payments::PaymentService;
 use crate::service::reconcile::ReconcileSettings;
 use crate::service::submit_tokens::SubmitTokens;
 
-/// Background work on a timer: expired idempotency keys are removed, and payments stuck in
-/// PENDING or PROCESSING are reconciled.
+/// Statuses whose counts one tick folds at most, in one transaction.
+const FOLDED_PER_TICK: u64 = 1_000;
+
+/// Background work on a timer: expired idempotency keys are removed, payments stuck in
+/// PENDING or PROCESSING are reconciled, and the status counts are folded.
 #[derive(Clone)]
 pub(super) struct Housekeeper {
     pub(super) interval: Duration,
@@ -53,6 +56,11 @@ impl Housekeeper {
                 }
                 Ok(_) => {}
                 Err(err) => tracing::warn!(error = ?err, "reconciliation failed"),
+            }
+            match payment_counts::fold(&db, FOLDED_PER_TICK).await {
+                Ok(0) => {}
+                Ok(n) => tracing::debug!(statuses = n, "folded status counts"),
+                Err(err) => tracing::warn!(error = %err, "folding the status counts failed"),
             }
         }
     }

@@ -19,6 +19,7 @@ mod dashboard_browser;
 mod errors;
 mod event_log;
 mod feed;
+mod folded_counts;
 mod graphql_over_http;
 mod health;
 mod hostile;

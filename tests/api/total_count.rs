@@ -21,7 +21,7 @@ const STATUSES: [&str; 8] = [
 ];
 
 /// Rows counted the slow way, for comparison.
-async fn counted(app: &TestApp, account: &str, statuses: &[&str]) -> i64 {
+pub(crate) async fn counted(app: &TestApp, account: &str, statuses: &[&str]) -> i64 {
     let filter = if statuses.is_empty() {
         String::new()
     } else {
@@ -49,7 +49,7 @@ async fn total(app: &TestApp, key: &str, statuses: Option<&[&str]>) -> i64 {
     data["payments"]["totalCount"].as_i64().unwrap()
 }
 
-async fn assert_totals_match_rows(app: &TestApp, key: &str, account: &str) {
+pub(crate) async fn assert_totals_match_rows(app: &TestApp, key: &str, account: &str) {
     assert_eq!(
         total(app, key, None).await,
         counted(app, account, &[]).await
@@ -68,63 +68,54 @@ async fn assert_totals_match_rows(app: &TestApp, key: &str, account: &str) {
     );
 }
 
-async fn totals_stay_exact_under_concurrent_changes(backend: Backend) {
-    let app = TestApp::quiet(backend).await;
-    let (account, key) = app.account("Acme").await;
-    let (other_account, other_key) = app.account("Other").await;
-    // Creates of every outcome, all at once, in two accounts.
+/// Creates of every outcome in two accounts, all at once, then full and partial refunds (some
+/// twice at once, some through the other account's key) and cancellations, all at once.
+pub(crate) async fn change_concurrently(app: &TestApp, key: &str, other_key: &str) {
     let sources = [
         "tok_visa",
         "tok_chargeDeclined",
         "tok_insufficientFunds",
         "tok_mastercard",
     ];
-    let creates = (0..60).map(|i| {
-        let (app, key, other_key) = (&app, &key, &other_key);
-        async move {
-            let mut body = input(1_000, sources[i % sources.len()]);
-            if i % 5 == 0 {
-                body["confirm"] = json!(false);
-            }
-            let key = if i % 6 == 0 { other_key } else { key };
-            create(app, key, &format!("c{i}"), body).await["payment"].clone()
+    let creates = (0..60).map(|i| async move {
+        let mut body = input(1_000, sources[i % sources.len()]);
+        if i % 5 == 0 {
+            body["confirm"] = json!(false);
         }
+        let key = if i % 6 == 0 { other_key } else { key };
+        create(app, key, &format!("c{i}"), body).await["payment"].clone()
     });
     let created = join_all(creates).await;
-    let succeeded: Vec<String> = created
-        .iter()
-        .filter(|p| p["status"] == "SUCCEEDED")
-        .map(|p| p["id"].as_str().unwrap().to_string())
-        .collect();
-    let pending: Vec<String> = created
-        .iter()
-        .filter(|p| p["status"] == "PENDING")
-        .map(|p| p["id"].as_str().unwrap().to_string())
-        .collect();
+    let with_status = |status: &str| -> Vec<String> {
+        created
+            .iter()
+            .filter(|p| p["status"] == status)
+            .map(|p| p["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (succeeded, pending) = (with_status("SUCCEEDED"), with_status("PENDING"));
     assert!(succeeded.len() > 10 && pending.len() > 5, "{created:?}");
-    // Full and partial refunds, twice at once for some payments, and cancellations, all
-    // concurrently.
     let refunds = succeeded.iter().enumerate().flat_map(|(i, id)| {
         let amount = if i % 2 == 0 { None } else { Some(300) };
         (0..2).map(move |n| (i, id.clone(), amount, n))
     });
-    let refunds = refunds.map(|(i, id, amount, n)| {
-        let (app, key, other_key) = (&app, &key, &other_key);
-        async move {
-            refund(app, key, &format!("r{i}-{n}"), &id, amount).await;
-            refund(app, other_key, &format!("r{i}-{n}"), &id, amount).await;
-        }
+    let refunds = refunds.map(|(i, id, amount, n)| async move {
+        refund(app, key, &format!("r{i}-{n}"), &id, amount).await;
+        refund(app, other_key, &format!("r{i}-{n}"), &id, amount).await;
     });
-    let cancels = pending.iter().map(|id| {
-        let (app, key, other_key) = (&app, &key, &other_key);
-        async move {
-            for key in [key, other_key] {
-                app.post(Some(key), CANCEL, json!({"id": id})).await;
-            }
+    let cancels = pending.iter().map(|id| async move {
+        for key in [key, other_key] {
+            app.post(Some(key), CANCEL, json!({"id": id})).await;
         }
     });
     futures_util::join!(join_all(refunds), join_all(cancels));
+}
 
+async fn totals_stay_exact_under_concurrent_changes(backend: Backend) {
+    let app = TestApp::quiet(backend).await;
+    let (account, key) = app.account("Acme").await;
+    let (other_account, other_key) = app.account("Other").await;
+    change_concurrently(&app, &key, &other_key).await;
     assert_totals_match_rows(&app, &key, &account).await;
     assert_totals_match_rows(&app, &other_key, &other_account).await;
     assert!(
@@ -173,8 +164,9 @@ async fn the_migration_counts_the_payments_already_there(backend: Backend) {
     let (account, key) = app.account("Acme").await;
     // Back to before the counts (and the migrations after them: the card lifecycle, merchant
     // data and the event log, key expiry, webhook secret rolls, signing keys, restricted keys
-    // and submit tokens), with payments written as the gateway of that time wrote them.
-    app.db.undo_migrations(7).await.unwrap();
+    // and submit tokens, the index of spread counts), with payments written as the gateway of
+    // that time wrote them.
+    app.db.undo_migrations(8).await.unwrap();
     let now = Timestamp::now().micros();
     for i in 0..5 {
         let status = if i < 4 { "SUCCEEDED" } else { "FAILED" };
