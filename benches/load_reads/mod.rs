@@ -1,9 +1,9 @@
-//! Page reads on a large account: 1,000,000 payments in one account (and 50,000 in another),
-//! PostgreSQL, the release gateway. Over HTTP with wrk at each concurrency: the first page of
-//! 50 (cursors and `pageInfo`), the page at depth 900,000 (after a cursor made for that row)
-//! and the first page with `totalCount`; the gateway's CPU per request and its resident memory
-//! after each run, from `/proc`; beside
-//! them, pgbench running the gateway's own page statement (`-M prepared`). Each concurrency
+//! Page reads on a large account: 1,000,000 payments in one account (and 50,000 in another,
+//! and 20 in each of 2,000 small ones), PostgreSQL, the release gateway. Over HTTP with wrk at
+//! each concurrency: the first page of 50 (cursors and `pageInfo`), the page at depth 900,000
+//! (after a cursor made for that row) and the first page with `totalCount`; the gateway's CPU
+//! per request and its resident memory after each run, from `/proc`; beside them, pgbench
+//! running the gateway's own page statement (`-M prepared`). Each concurrency
 //! starts a fresh gateway and warms it with 2 s of first pages, and each document is sent for
 //! 2 s before its measured run, neither measured.
 //!
@@ -39,6 +39,15 @@ mod measured;
 /// Where the seeded rows' times start (2026-01-01), 1 ms apart.
 const BASE_MICROS: i64 = 1_767_225_600_000_000;
 const DEPTH: i64 = 900_000;
+
+/// Small accounts seeded beside the large ones, and payments in each.
+const SMALL_ACCOUNTS: i64 = 2_000;
+const SMALL_PAYMENTS: i64 = 20;
+
+/// The `n`th small account's id.
+fn small_account_sql(n: &str) -> String {
+    format!("'acct_' || upper(lpad(to_hex({n}), 26, '0'))")
+}
 
 /// The `n`th payment's id: `pay_` and 26 characters of a ULID's alphabet, in `n` order.
 fn id_sql(n: &str) -> String {
@@ -145,6 +154,31 @@ fn measure(
             ))
             .await?;
         }
+        // Many small accounts beside the two large ones, as a gateway of many merchants
+        // holds: their status counts fill `payment_counts` beyond a page, so that the list's
+        // `totalCount` reads its account's counts through the table's key, as it does there.
+        let first_small = rows + rows / 20 + 1;
+        db.execute_unprepared(&format!(
+            "INSERT INTO accounts (id, name, created_at) \
+             SELECT {small}, 'small ' || a, {BASE_MICROS} \
+             FROM generate_series(1, {SMALL_ACCOUNTS}) AS a",
+            small = small_account_sql("a"),
+        ))
+        .await?;
+        db.execute_unprepared(&format!(
+            "INSERT INTO payments (id, account_id, amount, currency, status, amount_refunded, \
+             source, description, failure_code, failure_message, processor_key, \
+             processor_ref, version, created_at, updated_at) \
+             SELECT {id}, {small}, 1000, 'USD', \
+             (ARRAY['SUCCEEDED', 'FAILED', 'REFUNDED'])[1 + g % 3], \
+             CASE WHEN g % 3 = 2 THEN 1000 ELSE 0 END, 'tok_visa', NULL, NULL, NULL, \
+             'pk_' || g, 'ch_' || g, 1, {BASE_MICROS} + g * 1000, {BASE_MICROS} + g * 1000 \
+             FROM generate_series({first_small}, {last}) AS g",
+            id = id_sql("g"),
+            small = small_account_sql(&format!("(g - {first_small}) / {SMALL_PAYMENTS} + 1")),
+            last = first_small + SMALL_ACCOUNTS * SMALL_PAYMENTS - 1,
+        ))
+        .await?;
         // One payment in ten of the large account carries `campaign: spring`.
         db.execute_unprepared(&format!(
             "UPDATE payments SET metadata = '{{\"campaign\":\"spring\"}}' \
@@ -169,9 +203,12 @@ fn measure(
         db.execute_unprepared("ALTER TABLE payments ENABLE TRIGGER payments_counted")
             .await?;
         db.execute_unprepared("VACUUM ANALYZE payments").await?;
+        db.execute_unprepared("VACUUM ANALYZE payment_counts")
+            .await?;
         eprintln!(
-            "reads: seeded {rows} + {} payments in {:.1} s",
+            "reads: seeded {rows} + {} + {} payments in {:.1} s",
             rows / 20,
+            SMALL_ACCOUNTS * SMALL_PAYMENTS,
             started.elapsed().as_secs_f64()
         );
         // The cursor of the row just above depth 900,000 (newest first), signed like the
