@@ -365,11 +365,17 @@ async function resumesAfterADroppedSocket(browser) {
   allowReconnect();
   await page.getByTestId('live-status').filter({ hasText: /^connected$/ }).waitFor({ timeout: WAIT });
   check(sockets.length === 2, `the page reconnected on its own (${sockets.length} sockets)`);
-  const resubscribe = seen.sent.find((frame) => frame.socket === 1 && frame.type === 'subscribe');
+  // The status turns `connected` on the gateway's acknowledgement; the subscribe frame follows
+  // it, and its record reaches this script a moment later.
+  const resubscribe = await eventually(
+    async () => seen.sent.find((frame) => frame.socket === 1 && frame.type === 'subscribe'),
+  );
   check(
     resubscribe && operationOf(resubscribe.payload.documentId) === 'LiveUpdatesSubscription'
       && resubscribe.payload.variables.after === lastHeard.cursor,
-    `the page resubscribed after the last event it heard (after: ${resubscribe?.payload.variables.after === lastHeard.cursor ? 'its cursor' : resubscribe?.payload.variables.after})`,
+    resubscribe
+      ? `the page resubscribed after the last event it heard (after: ${resubscribe.payload.variables.after === lastHeard.cursor ? 'its cursor' : resubscribe.payload.variables.after})`
+      : 'the page resubscribed after the last event it heard (no subscribe frame on the new socket)',
   );
   for (const id of refunded) {
     await row(page, id).getByTestId('status').filter({ hasText: /^REFUNDED$/ }).waitFor({ timeout: WAIT });
