@@ -106,6 +106,7 @@ async fn a_key_in_use_costs_no_database_round_trip_per_request(backend: Backend)
     let app = TestApp::spawn_with(backend, |c| c.live_key_ttl = Duration::from_secs(3600)).await;
     let (_, key) = app.account("Acme").await;
     app.query(&key, VIEWER, json!({})).await;
+    app.statements_settled().await;
     let before = app.server_db.statements_run();
     app.query(&key, VIEWER, json!({})).await;
     let one = app.server_db.statements_run() - before;

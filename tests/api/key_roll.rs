@@ -241,6 +241,7 @@ async fn a_key_in_use_records_its_use_once_a_minute_not_per_request(backend: Bac
     assert_eq!(app.db.query_text(unused).await.unwrap().len(), 1);
     app.query(&key, VIEWER, json!({})).await;
     assert!(app.db.query_text(unused).await.unwrap().is_empty());
+    app.statements_settled().await;
     let before = app.server_db.statements_run();
     for _ in 0..20 {
         app.query(&key, VIEWER, json!({})).await;

@@ -557,6 +557,7 @@ async fn a_page_with_refunds_and_events_costs_a_constant_number_of_queries(backe
         // use is recorded again: a page read just before makes that write, if it is due,
         // outside the count.
         app.query(&key, query, json!({})).await;
+        app.statements_settled().await;
         let before = app.server_db.statements_run();
         let data = app.query(&key, query, json!({})).await;
         let cost = app.server_db.statements_run() - before;

@@ -407,6 +407,7 @@ async fn a_create_and_a_replay_cost_a_fixed_number_of_statements(backend: Backen
     let mut costs = Vec::new();
     // The first request also opens pooled connections (SQLite sets them up with statements).
     for idem in ["k0", "k1", "k2", "k1", "k2"] {
+        app.statements_settled().await;
         let before = app.server_db.statements_run();
         let data = app
             .query(

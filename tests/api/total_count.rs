@@ -213,6 +213,7 @@ async fn a_total_read_with_its_page_costs_no_statement_of_its_own(backend: Backe
         let (app, key) = (&app, &key);
         async move {
             app.query(key, query, json!({})).await;
+            app.statements_settled().await;
             let before = app.server_db.statements_run();
             let data = app.query(key, query, json!({})).await;
             (app.server_db.statements_run() - before, data)

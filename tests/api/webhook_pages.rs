@@ -188,6 +188,7 @@ async fn the_probe_for_the_other_direction_runs_only_when_its_flag_is_asked(back
         let (app, key) = (&app, &key);
         async move {
             app.query(key, &document, json!({})).await;
+            app.statements_settled().await;
             let before = app.server_db.statements_run();
             let data = app.query(key, &document, json!({})).await;
             (app.server_db.statements_run() - before, data)

@@ -281,6 +281,23 @@ impl TestApp {
         }
     }
 
+    /// Waits until the gateway's pool has run no statement for a while (at most 10 s), for a
+    /// test that counts the statements of its requests: the gateway's timer runs its first
+    /// round (sweeps, reconciliation, folding the status counts) on the same pool as it
+    /// starts, and a slow machine may still be running it when the test begins to count.
+    pub async fn statements_settled(&self) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let mut seen = self.server_db.statements_run();
+        while std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            let now = self.server_db.statements_run();
+            if now == seen {
+                return;
+            }
+            seen = now;
+        }
+    }
+
     /// A new account and its API key.
     pub async fn account(&self, name: &str) -> (String, String) {
         let created = accounts::create(&self.db, name)
