@@ -188,9 +188,12 @@ pub fn data_for(db: &Db, caller: Caller) -> Data {
     data
 }
 
-/// A short gathering window, so that all the loads a page of up to 100 nodes triggers at one
-/// depth land in one batch; batches stay within SQL parameter limits. No cache: every request
-/// reads what is stored now.
+/// The loader of objects reached one by one from a list (a webhook delivery's payment, a
+/// refund's payment, the relations of a payment a subscription frame carries): a short
+/// gathering window, so that all the loads up to 100 objects trigger at one depth land in one
+/// batch; batches stay within SQL parameter limits. No cache: every request reads what is
+/// stored now. Pages, `payment`, `node`, `nodes` and mutation payloads read their payments'
+/// refunds and events without it, at once (`relations.rs`).
 fn loader(db: &Db, account_id: &str) -> DataLoader<loaders::AccountLoader> {
     DataLoader::new(
         loaders::AccountLoader::new(db.clone(), account_id.to_string()),

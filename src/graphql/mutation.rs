@@ -51,7 +51,7 @@ pub struct PaymentPayload {
 impl From<PaymentResult> for PaymentPayload {
     fn from(result: PaymentResult) -> Self {
         PaymentPayload {
-            payment: Payment::from(result.payment),
+            payment: Payment::alone(result.payment),
             replayed: result.replayed,
         }
     }
@@ -77,7 +77,7 @@ impl From<RefundResult> for RefundPayload {
     fn from(result: RefundResult) -> Self {
         RefundPayload {
             refund: Refund::from(result.refund),
-            payment: Payment::from(result.payment),
+            payment: Payment::alone(result.payment),
             replayed: result.replayed,
         }
     }

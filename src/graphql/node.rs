@@ -1,16 +1,19 @@
 //! Relay Global Object Identification: the `Node` interface and id-based lookup.
 
-use async_graphql::dataloader::DataLoader;
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use async_graphql::{Context, ID, Interface, Result};
+use futures_util::future::try_join_all;
 
 use super::Viewer;
 use super::events::{self, Event};
-use super::loaders::{AccountLoader, PaymentById, RefundById};
 use super::merchant_webhooks::{self, WebhookDelivery, WebhookEndpoint};
 use super::objects::{Account, Payment, Refund};
+use super::relations::PageRelations;
 use crate::domain::ids::{self, IdKind};
 use crate::domain::scope::Scope;
-use crate::persistence::{Db, accounts};
+use crate::persistence::{Db, accounts, payments};
 
 /// An object with a globally unique, opaque id.
 #[derive(Interface)]
@@ -24,11 +27,83 @@ pub enum Node {
     Event(Event),
 }
 
-/// Finds the object an id names, when the viewer may see it; `None` otherwise (other
-/// accounts' objects are indistinguishable from absent ones).
-pub async fn resolve(ctx: &Context<'_>, id: &str) -> Result<Option<Node>> {
+/// Finds the objects `ids` name, in their order: `None` for one the viewer may not see (other
+/// accounts' objects are indistinguishable from absent ones). Payments and refunds are read
+/// by kind, each kind with one statement, at once (no window for gathering loads); the
+/// payments' refunds and events, when asked, are read together as a page's are.
+pub async fn resolve_all(ctx: &Context<'_>, ids: &[String]) -> Result<Vec<Option<Node>>> {
+    let of_kind = |kind: IdKind| -> Vec<String> {
+        ids.iter()
+            .filter(|id| ids::kind_of(id) == Some(kind))
+            .cloned()
+            .collect()
+    };
+    let (payment_ids, refund_ids) = (of_kind(IdKind::Payment), of_kind(IdKind::Refund));
+    let payments = if payment_ids.is_empty() {
+        FoundPayments::default()
+    } else {
+        FoundPayments::read(ctx, &payment_ids).await?
+    };
+    let mut refunds = HashMap::new();
+    if !refund_ids.is_empty() {
+        let viewer = ctx.data::<Viewer>()?;
+        let db = ctx.data::<Db>()?;
+        for refund in payments::find_refunds(db, &viewer.account_id, &refund_ids).await? {
+            refunds.insert(refund.id.clone(), refund);
+        }
+    }
+    try_join_all(ids.iter().map(|id| {
+        let (payments, refunds) = (&payments, &refunds);
+        async move {
+            Ok(match ids::kind_of(id) {
+                Some(IdKind::Payment) => payments.get(id).map(Node::Payment),
+                Some(IdKind::Refund) => refunds
+                    .get(id)
+                    .map(|refund: &payments::Refund| Node::Refund(Refund::from(refund.clone()))),
+                _ => resolve_other(ctx, id).await?,
+            })
+        }
+    }))
+    .await
+}
+
+/// Payments found by id, read with one statement; their refunds and events, when any of them
+/// asks, are read for all of them together.
+#[derive(Default)]
+pub struct FoundPayments {
+    relations: Option<Arc<PageRelations>>,
+    by_id: HashMap<String, Arc<payments::Payment>>,
+}
+
+impl FoundPayments {
+    /// The viewer's payments among `ids`.
+    pub async fn read(ctx: &Context<'_>, ids: &[String]) -> Result<Self> {
+        let viewer = ctx.data::<Viewer>()?;
+        let db = ctx.data::<Db>()?;
+        let found: Vec<_> = payments::find_payments(db, &viewer.account_id, ids)
+            .await?
+            .into_iter()
+            .map(Arc::new)
+            .collect();
+        Ok(Self {
+            relations: Some(PageRelations::new(&viewer.account_id, found.clone())),
+            by_id: found.into_iter().map(|p| (p.id.clone(), p)).collect(),
+        })
+    }
+
+    /// The payment `id` names, when it was found.
+    pub fn get(&self, id: &str) -> Option<Payment> {
+        Some(Payment {
+            payment: self.by_id.get(id)?.clone(),
+            page: self.relations.clone(),
+            as_of_change: false,
+        })
+    }
+}
+
+/// Finds an object of a kind other than a payment or a refund.
+async fn resolve_other(ctx: &Context<'_>, id: &str) -> Result<Option<Node>> {
     let viewer = ctx.data::<Viewer>()?;
-    let loader = ctx.data::<DataLoader<AccountLoader>>()?;
     Ok(match ids::kind_of(id) {
         Some(IdKind::Account) if id == viewer.account_id => {
             let db = ctx.data::<Db>()?;
@@ -36,14 +111,6 @@ pub async fn resolve(ctx: &Context<'_>, id: &str) -> Result<Option<Node>> {
                 .await?
                 .map(|a| Node::Account(Account::from(a)))
         }
-        Some(IdKind::Payment) => loader
-            .load_one(PaymentById(id.to_string()))
-            .await?
-            .map(|p| Node::Payment(Payment::from(p))),
-        Some(IdKind::Refund) => loader
-            .load_one(RefundById(id.to_string()))
-            .await?
-            .map(|r| Node::Refund(Refund::from(r))),
         // Webhook objects are the business of a key that manages webhooks: to any other
         // credential they do not exist.
         Some(IdKind::WebhookEndpoint | IdKind::WebhookDelivery)

@@ -113,6 +113,20 @@ impl From<payment::Payment> for Payment {
 }
 
 impl Payment {
+    /// A payment shown on its own (a mutation's payload): its refunds and events, when asked,
+    /// are read at once, with no window for gathering other payments' loads.
+    pub fn alone(payment: payment::Payment) -> Self {
+        let payment = Arc::new(payment);
+        Payment {
+            page: Some(PageRelations::new(
+                &payment.account_id,
+                vec![payment.clone()],
+            )),
+            payment,
+            as_of_change: false,
+        }
+    }
+
     /// The payment as a change left it.
     pub fn as_changed(payment: payment::Payment) -> Self {
         Payment {

@@ -1,15 +1,12 @@
 //! The `Query` root.
 
-use async_graphql::dataloader::DataLoader;
 use async_graphql::{Context, ID, Object, Result};
-use futures_util::future::try_join_all;
 
 use super::connection::{self, PageArgs, PaymentConnection, PaymentFilterInput, PaymentOrderInput};
 use super::direct::{Direct, DirectNode};
 use super::events::{self, EventConnection, EventFilterInput};
 use super::limits::fields::charge_list;
-use super::loaders::{AccountLoader, PaymentById};
-use super::objects::{Account, IdempotencyRecord, Payment};
+use super::objects::{Account, IdempotencyRecord};
 use super::{Primary, Viewer};
 use super::{api_keys, node};
 use crate::domain::idempotency::IdempotencyKey;
@@ -28,7 +25,8 @@ pub struct Query;
 impl Query {
     /// The object with this id, when it is the viewer's; null otherwise.
     async fn node(&self, ctx: &Context<'_>, id: ID) -> Result<Option<DirectNode>> {
-        Ok(node::resolve(ctx, &id).await?.map(DirectNode))
+        let found = node::resolve_all(ctx, &[id.0]).await?;
+        Ok(found.into_iter().next().flatten().map(DirectNode))
     }
 
     /// The objects with these ids, in the same order; null for any the viewer cannot see.
@@ -45,7 +43,8 @@ impl Query {
             .into());
         }
         charge_list(ctx, ids.len())?;
-        let found = try_join_all(ids.iter().map(|id| node::resolve(ctx, id))).await?;
+        let ids: Vec<String> = ids.into_iter().map(|id| id.0).collect();
+        let found = node::resolve_all(ctx, &ids).await?;
         Ok(found.into_iter().map(|node| node.map(DirectNode)).collect())
     }
 
@@ -147,10 +146,8 @@ impl Query {
     /// One of the viewer's payments; null when absent or another account's.
     async fn payment(&self, ctx: &Context<'_>, id: ID) -> Result<Option<Direct>> {
         let id = PaymentId::parse(&id).map_err(|not| ApiError::bad_input("id", not.to_string()))?;
-        let loader = ctx.data::<DataLoader<AccountLoader>>()?;
-        Ok(loader
-            .load_one(PaymentById(id.as_str().to_string()))
-            .await?
-            .map(|payment| Direct(Payment::from(payment))))
+        let id = id.as_str();
+        let found = node::FoundPayments::read(ctx, &[id.to_string()]).await?;
+        Ok(found.get(id).map(Direct))
     }
 }

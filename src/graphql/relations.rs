@@ -1,6 +1,8 @@
 //! Refunds and events of a whole page of payments, each fetched with one query the first
 //! time any payment of the page asks: a page of 100 payments with their refunds and events
-//! costs the same few statements, however the resolvers happen to be scheduled.
+//! costs the same few statements, however the resolvers happen to be scheduled. The payments
+//! `payment`, `node` and `nodes` find, and a mutation's payment, are read the same way: the
+//! statement runs at once, where the request's loader would first wait for a gathering window.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -1,7 +1,11 @@
+use std::time::Duration;
+
 use graphpay::domain::time::Timestamp;
 use serde_json::json;
 
-use crate::helpers::{error_extension, first_error_code, on_both_backends};
+use crate::helpers::{
+    Backend, TestApp, error_extension, first_error_code, on_both_backends, on_both_backends_fn,
+};
 
 const NODE: &str = "query N($id: ID!) { node(id: $id) { id ... on Payment { amount status } ... on Account { name } } }";
 
@@ -74,3 +78,110 @@ on_both_backends! {
         assert_eq!(code, "BAD_USER_INPUT");
     }
 }
+
+/// Payments with their refunds and events, as each is shown by `payment(id)`.
+const SHOWN: &str =
+    "id amount status refunds { id amount status } events { fromStatus toStatus reason }";
+
+/// `nodes` reads the payments and refunds it is given by kind, each kind with one statement,
+/// and their refunds and events together: the answer is each object's own, in order, with
+/// nulls for ids the viewer cannot see and an id given twice answered twice, and the number
+/// of statements does not grow with the number of ids.
+async fn nodes_are_read_together_and_answer_as_each_alone(backend: Backend) {
+    let app = TestApp::spawn_with(backend, |c| c.live_key_ttl = Duration::from_secs(3600)).await;
+    let (alice, key) = app.account("Alice").await;
+    let (_, bob_key) = app.account("Bob").await;
+    let create = "mutation($input: CreatePaymentInput!, $key: String!) { \
+        createPayment(input: $input, idempotencyKey: $key) { payment { id } } }";
+    let refund = "mutation($id: ID!, $key: String!) { \
+        refundPayment(input: {paymentId: $id, amount: 100}, idempotencyKey: $key) { refund { id } } }";
+    let mut payments = Vec::new();
+    let mut refunds = Vec::new();
+    for n in 0..12 {
+        let source = if n % 4 == 3 {
+            "tok_chargeDeclined"
+        } else {
+            "tok_visa"
+        };
+        let input = json!({"amount": 1000 + n, "currency": "USD", "source": source});
+        let data = app
+            .query(
+                &key,
+                create,
+                json!({"input": input, "key": format!("p{n}")}),
+            )
+            .await;
+        let id = data["createPayment"]["payment"]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        for r in 0..(n % 3) {
+            if n % 4 == 3 {
+                break;
+            }
+            let data = app
+                .query(&key, refund, json!({"id": id, "key": format!("r{n}-{r}")}))
+                .await;
+            refunds.push(
+                data["refundPayment"]["refund"]["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            );
+        }
+        payments.push(id);
+    }
+    let data = app
+        .query(
+            &bob_key,
+            create,
+            json!({"input": {"amount": 5, "currency": "USD", "source": "tok_visa"}, "key": "b"}),
+        )
+        .await;
+    let bobs = data["createPayment"]["payment"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let nodes = format!(
+        "query N($ids: [ID!]!) {{ nodes(ids: $ids) {{ id ... on Payment {{ {SHOWN} }} \
+         ... on Refund {{ amount payment {{ id }} }} ... on Account {{ name }} }} }}"
+    );
+    let one = format!("query P($id: ID!) {{ payment(id: $id) {{ {SHOWN} }} }}");
+    let mut statements = Vec::new();
+    for count in [3, 12] {
+        let mut ids: Vec<String> = payments[..count].to_vec();
+        ids.insert(1, bobs.clone());
+        ids.push(payments[0].clone());
+        ids.push(refunds[0].clone());
+        ids.push(alice.clone());
+        ids.push("pay_01ARZ3NDEKTSV4RRFFQ69G5FAV".to_string());
+        app.statements_settled().await;
+        let before = app.server_db.statements_run();
+        let data = app.query(&key, &nodes, json!({"ids": ids})).await;
+        statements.push(app.server_db.statements_run() - before);
+        let answered = data["nodes"].as_array().unwrap();
+        assert_eq!(answered.len(), ids.len());
+        for (id, node) in ids.iter().zip(answered) {
+            if id == &bobs || id.starts_with("pay_01ARZ3") {
+                assert!(node.is_null(), "{id}: {node}");
+            } else if id.starts_with("pay_") {
+                let alone = app.query(&key, &one, json!({"id": id})).await;
+                assert_eq!(node, &alone["payment"], "{id}");
+            } else if id.starts_with("re_") {
+                assert_eq!(node["payment"]["id"], payments[1].as_str(), "{node}");
+                assert_eq!(node["amount"], 100);
+            } else {
+                assert_eq!(node["name"], "Alice");
+            }
+        }
+    }
+    let refunded: usize = (0..12).filter(|n| n % 4 != 3).map(|n| n % 3).sum();
+    assert_eq!(refunds.len(), refunded);
+    assert_eq!(
+        statements[0], statements[1],
+        "{backend:?}: statements for 3 and for 12 payments"
+    );
+}
+
+on_both_backends_fn!(nodes_are_read_together_and_answer_as_each_alone);
