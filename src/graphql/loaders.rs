@@ -41,8 +41,6 @@ impl From<LoadError> for async_graphql::Error {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PaymentById(pub String);
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct RefundById(pub String);
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RefundsOfPayment(pub String);
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct EventsOfPayment(pub String);
@@ -61,19 +59,6 @@ impl Loader<PaymentById> for AccountLoader {
         Ok(rows
             .into_iter()
             .map(|p| (PaymentById(p.id.clone()), p))
-            .collect())
-    }
-}
-
-impl Loader<RefundById> for AccountLoader {
-    type Value = Refund;
-    type Error = LoadError;
-
-    async fn load(&self, keys: &[RefundById]) -> Result<HashMap<RefundById, Refund>, LoadError> {
-        let rows = payments::find_refunds(&self.db, &self.account_id, &ids(keys, |k| &k.0)).await?;
-        Ok(rows
-            .into_iter()
-            .map(|r| (RefundById(r.id.clone()), r))
             .collect())
     }
 }

@@ -44,14 +44,11 @@ pub async fn resolve_all(ctx: &Context<'_>, ids: &[String]) -> Result<Vec<Option
     } else {
         FoundPayments::read(ctx, &payment_ids).await?
     };
-    let mut refunds = HashMap::new();
-    if !refund_ids.is_empty() {
-        let viewer = ctx.data::<Viewer>()?;
-        let db = ctx.data::<Db>()?;
-        for refund in payments::find_refunds(db, &viewer.account_id, &refund_ids).await? {
-            refunds.insert(refund.id.clone(), refund);
-        }
-    }
+    let refunds = if refund_ids.is_empty() {
+        HashMap::new()
+    } else {
+        refunds_by_id(ctx, &refund_ids).await?
+    };
     try_join_all(ids.iter().map(|id| {
         let (payments, refunds) = (&payments, &refunds);
         async move {
@@ -65,6 +62,17 @@ pub async fn resolve_all(ctx: &Context<'_>, ids: &[String]) -> Result<Vec<Option
         }
     }))
     .await
+}
+
+/// The viewer's refunds among `ids`, by id, read with one statement.
+pub async fn refunds_by_id(
+    ctx: &Context<'_>,
+    ids: &[String],
+) -> Result<HashMap<String, payments::Refund>> {
+    let viewer = ctx.data::<Viewer>()?;
+    let db = ctx.data::<Db>()?;
+    let found = payments::find_refunds(db, &viewer.account_id, ids).await?;
+    Ok(found.into_iter().map(|r| (r.id.clone(), r)).collect())
 }
 
 /// Payments found by id, read with one statement; their refunds and events, when any of them

@@ -373,21 +373,15 @@ impl IdempotencyRecord {
         let Some(id) = &self.record.payment_id else {
             return Ok(None);
         };
-        let loader = ctx.data::<DataLoader<AccountLoader>>()?;
-        Ok(loader
-            .load_one(PaymentById(id.clone()))
-            .await?
-            .map(Payment::from))
+        let found = super::node::FoundPayments::read(ctx, std::slice::from_ref(id)).await?;
+        Ok(found.get(id))
     }
     /// The refund the request created, as it is now.
     async fn refund(&self, ctx: &Context<'_>) -> Result<Option<Refund>> {
         let Some(id) = &self.record.refund_id else {
             return Ok(None);
         };
-        let loader = ctx.data::<DataLoader<AccountLoader>>()?;
-        Ok(loader
-            .load_one(super::loaders::RefundById(id.clone()))
-            .await?
-            .map(Refund::from))
+        let mut found = super::node::refunds_by_id(ctx, std::slice::from_ref(id)).await?;
+        Ok(found.remove(id).map(Refund::from))
     }
 }

@@ -146,6 +146,18 @@ on_both_backends! {
         let created_at = Timestamp::parse_rfc3339(r["createdAt"].as_str().unwrap()).unwrap();
         let expires_at = Timestamp::parse_rfc3339(r["expiresAt"].as_str().unwrap()).unwrap();
         assert_eq!(expires_at.micros() - created_at.micros(), 24 * 3600 * 1_000_000);
+        let refund = "mutation($id: ID!) { refundPayment(input: {paymentId: $id, amount: 40}, idempotencyKey: \"r1\") { refund { id } } }";
+        let refunded = app.query(&key, refund, json!({"id": created["payment"]["id"]})).await;
+        let refund_id = &refunded["refundPayment"]["refund"]["id"];
+        let record = "query R($k: String!) { idempotencyRecord(key: $k) { operation refund { id amount } payment { id amountRefunded refunds { id } events { toStatus } } } }";
+        let data = app.query(&key, record, json!({"k": "r1"})).await;
+        let r = &data["idempotencyRecord"];
+        assert_eq!(r["operation"], "refundPayment");
+        assert_eq!(r["refund"], json!({"id": refund_id, "amount": 40}));
+        assert_eq!(r["payment"]["id"], created["payment"]["id"]);
+        assert_eq!(r["payment"]["amountRefunded"], 40);
+        assert_eq!(r["payment"]["refunds"], json!([{"id": refund_id}]));
+        assert_eq!(r["payment"]["events"].as_array().unwrap().last().unwrap()["toStatus"], "PARTIALLY_REFUNDED");
         assert_eq!(app.error_code(&key, record, json!({"k": ""})).await, "INVALID_IDEMPOTENCY_KEY");
     }
 
