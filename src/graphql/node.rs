@@ -13,6 +13,7 @@ use super::objects::{Account, Payment, Refund};
 use super::relations::PageRelations;
 use crate::domain::ids::{self, IdKind};
 use crate::domain::scope::Scope;
+use crate::error::ApiError;
 use crate::persistence::{Db, accounts, payments};
 
 /// An object with a globally unique, opaque id.
@@ -71,7 +72,9 @@ pub async fn refunds_by_id(
 ) -> Result<HashMap<String, payments::Refund>> {
     let viewer = ctx.data::<Viewer>()?;
     let db = ctx.data::<Db>()?;
-    let found = payments::find_refunds(db, &viewer.account_id, ids).await?;
+    let found = payments::find_refunds(db, &viewer.account_id, ids)
+        .await
+        .map_err(ApiError::from)?;
     Ok(found.into_iter().map(|r| (r.id.clone(), r)).collect())
 }
 
@@ -89,7 +92,8 @@ impl FoundPayments {
         let viewer = ctx.data::<Viewer>()?;
         let db = ctx.data::<Db>()?;
         let found: Vec<_> = payments::find_payments(db, &viewer.account_id, ids)
-            .await?
+            .await
+            .map_err(ApiError::from)?
             .into_iter()
             .map(Arc::new)
             .collect();
@@ -116,7 +120,8 @@ async fn resolve_other(ctx: &Context<'_>, id: &str) -> Result<Option<Node>> {
         Some(IdKind::Account) if id == viewer.account_id => {
             let db = ctx.data::<Db>()?;
             accounts::find(db, id)
-                .await?
+                .await
+                .map_err(ApiError::from)?
                 .map(|a| Node::Account(Account::from(a)))
         }
         // Webhook objects are the business of a key that manages webhooks: to any other

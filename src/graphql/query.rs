@@ -53,7 +53,8 @@ impl Query {
         let viewer = ctx.data::<Viewer>()?;
         let db = ctx.data::<Db>()?;
         let account = accounts::find(db, &viewer.account_id)
-            .await?
+            .await
+            .map_err(ApiError::from)?
             .ok_or_else(|| ApiError::internal("authenticated account vanished"))?;
         Ok(Account::from(account))
     }
