@@ -22,6 +22,7 @@ mod m20261205_000010_add_webhook_secret_roll;
 mod m20261206_000011_create_signing_keys;
 mod m20261207_000012_add_restricted_keys_and_submit_tokens;
 mod m20261207_000013_index_spread_payment_counts;
+mod m20261207_000014_count_writes_beside_the_folded_row;
 
 pub struct Migrator;
 
@@ -42,6 +43,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261206_000011_create_signing_keys::Migration),
             Box::new(m20261207_000012_add_restricted_keys_and_submit_tokens::Migration),
             Box::new(m20261207_000013_index_spread_payment_counts::Migration),
+            Box::new(m20261207_000014_count_writes_beside_the_folded_row::Migration),
         ]
     }
 }

@@ -18,7 +18,7 @@ use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
-const PG_FUNCTION: &str = r#"
+pub(crate) const PG_FUNCTION: &str = r#"
 CREATE FUNCTION graphpay_count_payments() RETURNS trigger LANGUAGE plpgsql
 SET search_path FROM CURRENT AS $body$
 DECLARE

@@ -1,13 +1,15 @@
 //! The status counts folded back into one row per status.
 //!
 //! On PostgreSQL each writing connection counts an account's payments of a status in its own
-//! row of 16 (`bucket`, see the migration that creates `payment_counts`), so that concurrent
-//! writes do not wait on one counter. An account written through many connections soon holds
-//! up to 16 rows for every status it has used, and every `totalCount` sums them all, inside
-//! its page's statement, which costs more with each (measured in `docs/benchmarks/reads.md`).
-//! [`fold`] moves each status's rows into the lowest of them
-//! and deletes the rest, and deletes a status whose rows sum to 0, so an account at rest is
-//! counted in one row per status it holds payments of.
+//! row of 15 (`bucket` 1 to 15, see the migrations that create `payment_counts` and that keep
+//! writes out of bucket 0), so that concurrent writes do not wait on one counter. An account
+//! written through many connections soon holds up to 16 rows for every status it has used,
+//! and every `totalCount` sums them all, inside its page's statement, which costs more with
+//! each (measured in `docs/benchmarks/reads.md`). [`fold`] moves each status's rows into the
+//! lowest of them (bucket 0 once a fold has made it) and deletes the rest, and deletes a
+//! status whose rows sum to 0, so an account at rest is counted in one row per status it
+//! holds payments of. Writes never change bucket 0, so a status that goes back to 0 always
+//! has a row beyond it, where the next fold finds it.
 //!
 //! A fold never waits for a writer: it takes only the rows no transaction holds (`SKIP
 //! LOCKED`), moves exactly what those rows held, and leaves a row a writer holds for the next

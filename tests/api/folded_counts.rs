@@ -178,7 +178,60 @@ async fn the_gateway_folds_the_counts_on_its_timer(backend: Backend) {
     assert_totals_match_rows(&app, &key, &account).await;
 }
 
+/// Writes never count in bucket 0 (it holds what folds made): a status that goes back to 0
+/// then always keeps a row beyond it, which the next fold finds and deletes. Payments are
+/// written through 64 connections of their own (64 server processes, whose numbers pick the
+/// bucket), each made and then moved back out of its status, with no fold in between.
+async fn writes_never_count_in_the_folded_row(backend: Backend) {
+    let app = TestApp::quiet(backend).await;
+    let (account, _) = app.account("Acme").await;
+    let config = graphpay::persistence::DbConfig {
+        max_connections: 1,
+        ..app.db_config.clone()
+    };
+    for n in 0..64 {
+        let db = Db::connect(&config).await.unwrap();
+        let id = format!("pay_{n:026}");
+        db.execute_unprepared(&format!(
+            "INSERT INTO payments (id, account_id, amount, currency, status, amount_refunded, \
+             source, processor_key, version, created_at, updated_at) VALUES ('{id}', '{account}', \
+             100, 'USD', 'PENDING', 0, 'tok_visa', '{id}', 1, {n}, {n})"
+        ))
+        .await
+        .unwrap();
+        db.execute_unprepared(&format!(
+            "UPDATE payments SET status = 'CANCELED' WHERE id = '{id}'"
+        ))
+        .await
+        .unwrap();
+    }
+    let sql = |sql: &'static str| {
+        let db = app.db.clone();
+        async move { db.query_text(sql).await.unwrap()[0][0].clone() }
+    };
+    let canceled =
+        "SELECT CAST(SUM(count) AS BIGINT) FROM payment_counts WHERE status = 'CANCELED'";
+    if backend == Backend::Postgres {
+        let in_bucket_0 = sql("SELECT COUNT(*) FROM payment_counts WHERE bucket = 0").await;
+        assert_eq!(in_bucket_0, "0", "{:?}", layout(&app).await);
+        fold_all(&app.db).await;
+        let layout = layout(&app).await;
+        assert_eq!(
+            layout.len(),
+            1,
+            "PENDING went back to 0 and keeps no row: {layout:?}"
+        );
+        assert_eq!(
+            (layout[0].1.as_str(), layout[0].2, layout[0].3),
+            ("CANCELED", 1, 0)
+        );
+    }
+    assert_eq!(sql(canceled).await, "64");
+    assert_eq!(counted(&app, &account, &["CANCELED"]).await, 64);
+}
+
 on_both_backends_fn!(
+    writes_never_count_in_the_folded_row,
     folding_keeps_every_total_and_leaves_one_row_per_status,
     folds_while_payments_change_lose_no_count,
     the_gateway_folds_the_counts_on_its_timer,
