@@ -223,10 +223,16 @@ impl Inner {
             Some(guarded) => {
                 RequestDocument::Shared(guarded.read(account.as_deref(), &mut request)?)
             }
-            None => RequestDocument::Own(
-                async_graphql::parser::parse_query(&request.query)
-                    .map_err(|err| ApiError::ParseFailed(err.to_string()))?,
-            ),
+            None => match prevalidated::preparsed(&request) {
+                Some(parsed) => RequestDocument::Shared(parsed),
+                None => {
+                    crate::metrics::record_document_parsed();
+                    RequestDocument::Own(
+                        async_graphql::parser::parse_query(&request.query)
+                            .map_err(|err| ApiError::ParseFailed(err.to_string()))?,
+                    )
+                }
+            },
         };
         let found = operation::find(parsed.get(), request.operation_name.as_deref());
         if let (Some(guarded), RequestDocument::Shared(shared)) = (guarded, &parsed) {

@@ -14,6 +14,11 @@
 //! the library's own messages, so a bad value gets the code it gets in free text. Any request
 //! without the mark is validated as before.
 //!
+//! Nor is a trusted document parsed again: the document parsed at registration is kept with
+//! the manifest ([`TrustedDocuments::parsed`]) and given to each request that runs it
+//! ([`Preparsed`]), which executes a copy of it (async-graphql takes its document whole). Its
+//! text is held to the query limits' text bounds the first time it runs, as any text is.
+//!
 //! A document sent as text is validated once too: the query limits keep each text they parsed
 //! with its document ([`Parsed`]), and once the library's rules have passed it (with whatever
 //! variables came then: without them the rules check less), a request over HTTP that sends the
@@ -41,11 +46,26 @@ use crate::error;
 #[derive(Clone, Copy, Debug)]
 pub struct Registered;
 
+/// In a request that runs a trusted document, the document parsed and validated when the
+/// manifest was registered.
+pub struct Preparsed(pub Arc<Parsed>);
+
+/// The document parsed at registration that `request` runs, when it runs a trusted one.
+pub fn preparsed(request: &Request) -> Option<Arc<Parsed>> {
+    request
+        .data
+        .get(&std::any::TypeId::of::<Preparsed>())
+        .and_then(|data| data.downcast_ref::<Preparsed>())
+        .map(|Preparsed(parsed)| parsed.clone())
+}
+
 /// A document parsed from its text, shared by the requests that send that text, and whether
 /// the library's rules have passed it.
 pub struct Parsed {
     document: ExecutableDocument,
     validated: AtomicBool,
+    /// Whether its text passed the query limits' text bounds.
+    text_passed: AtomicBool,
     /// Whether its shape passed the query limits' check (which reads nothing else).
     shape_passed: AtomicBool,
     /// Its cost plans, by operation and the values of the variables they read.
@@ -68,6 +88,7 @@ impl Parsed {
         Parsed {
             document,
             validated: AtomicBool::new(false),
+            text_passed: AtomicBool::new(false),
             shape_passed: AtomicBool::new(false),
             plans: Plans::default(),
             arguments: variables::Found::default(),
@@ -78,6 +99,16 @@ impl Parsed {
     /// What readers planned from its fields.
     pub fn kept(&self) -> &Kept {
         &self.kept
+    }
+
+    /// Whether its text passed the query limits' text bounds before.
+    pub fn text_passed(&self) -> bool {
+        self.text_passed.load(Ordering::Acquire)
+    }
+
+    /// Remembers that its text passed the query limits' text bounds.
+    pub fn pass_text(&self) {
+        self.text_passed.store(true, Ordering::Release);
     }
 
     /// Whether its shape passed the query limits' check before.
@@ -168,6 +199,13 @@ impl Extension for Prevalidated {
                 .get(&std::any::TypeId::of::<Shared>())
                 .and_then(|shared| shared.downcast_ref::<Shared>())
                 .map(|Shared(parsed)| parsed.clone());
+            // Without the query limits over the WebSocket, nothing before gave a trusted
+            // document's request the document parsed at registration.
+            let shared = shared.or_else(|| {
+                let parsed = preparsed(&request)?;
+                request.set_parsed_query(ExecutableDocument::clone(parsed.document()));
+                Some(parsed)
+            });
             let checked = match shared {
                 // The request runs a copy of `parsed`'s document.
                 Some(parsed) => parsed.arguments.check(
@@ -202,6 +240,7 @@ impl Extension for Prevalidated {
                 depth: 0,
             });
         }
+        crate::metrics::record_document_validated();
         let validated = next.run(ctx).await;
         if validated.is_ok()
             && let Some(Validating(parsed)) = ctx.data_opt::<Validating>()
@@ -234,7 +273,8 @@ impl Extension for Registration {
 }
 
 /// Validates every document of the manifest against the schema with all of async-graphql's
-/// rules, executing none: a document that does not validate stops the start, naming it.
+/// rules, executing none: a document that does not validate stops the start, naming it. Each
+/// document is kept parsed with the manifest, marked validated.
 pub async fn validate_manifest(
     documents: &TrustedDocuments,
     path: &std::path::Path,
@@ -260,11 +300,14 @@ pub async fn validate_manifest(
         };
         let mut request = Request::new(text);
         request.operation_name = operation;
-        request.set_parsed_query(document);
+        request.set_parsed_query(document.clone());
         let response = schema.execute(request).await;
         if let Some(err) = response.errors.first() {
             return Err(refused(err.message.clone()));
         }
+        let parsed = Parsed::new(document);
+        parsed.validated.store(true, Ordering::Release);
+        documents.keep_parsed(id, Arc::new(parsed));
     }
     Ok(())
 }

@@ -16,10 +16,11 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::de::{Deserializer, MapAccess, Visitor};
 
+use super::prevalidated::Parsed;
 use crate::error::ApiError;
 use crate::service::accounts::Caller;
 
@@ -69,8 +70,25 @@ pub enum ManifestError {
 /// The registered documents, and whether client tokens may run only them.
 #[derive(Clone, Debug, Default)]
 pub struct TrustedDocuments {
-    documents: Arc<HashMap<String, Arc<str>>>,
+    documents: Arc<HashMap<String, Entry>>,
     client_tokens_only: bool,
+}
+
+/// A registered document: its text and, once the manifest has passed validation
+/// ([`super::prevalidated::validate_manifest`]), the document parsed from it, which every
+/// request that runs it shares.
+struct Entry {
+    text: Arc<str>,
+    parsed: OnceLock<Arc<Parsed>>,
+}
+
+impl fmt::Debug for Entry {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.debug_struct("Entry")
+            .field("text", &self.text)
+            .field("parsed", &self.parsed.get().is_some())
+            .finish()
+    }
 }
 
 impl TrustedDocuments {
@@ -110,6 +128,13 @@ impl TrustedDocuments {
             .deserialize_map(ManifestVisitor)
             .and_then(|documents| deserializer.end().map(|()| documents))
             .map_err(|err| err.to_string())?;
+        let documents = documents
+            .into_iter()
+            .map(|(id, text)| {
+                let parsed = OnceLock::new();
+                (id, Entry { text, parsed })
+            })
+            .collect();
         Ok(Self {
             documents: Arc::new(documents),
             client_tokens_only: false,
@@ -136,7 +161,19 @@ impl TrustedDocuments {
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
         self.documents
             .iter()
-            .map(|(id, text)| (id.as_str(), text.as_ref()))
+            .map(|(id, entry)| (id.as_str(), entry.text.as_ref()))
+    }
+
+    /// Keeps the document parsed (and validated) from the text registered as `id`.
+    pub(crate) fn keep_parsed(&self, id: &str, parsed: Arc<Parsed>) {
+        if let Some(entry) = self.documents.get(id) {
+            let _ = entry.parsed.set(parsed);
+        }
+    }
+
+    /// The document registered as `id`, as parsed when the manifest was validated.
+    pub(crate) fn parsed(&self, id: &str) -> Option<Arc<Parsed>> {
+        self.documents.get(id)?.parsed.get().cloned()
     }
 
     /// The document text `caller` may run for `source`: a registered document's text, or free
@@ -148,7 +185,7 @@ impl TrustedDocuments {
     ) -> Result<String, ApiError> {
         match source {
             DocumentSource::Id(id) => match self.documents.get(&id) {
-                Some(text) => Ok(text.to_string()),
+                Some(entry) => Ok(entry.text.to_string()),
                 None => Err(ApiError::PersistedQueryNotFound(id)),
             },
             DocumentSource::Text(text) => {

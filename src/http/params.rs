@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 use crate::error::ApiError;
+use crate::graphql::prevalidated;
 use crate::graphql::trusted_documents::{DocumentSource, TrustedDocuments};
 use crate::service::accounts::Caller;
 
@@ -186,13 +187,19 @@ impl Params {
         documents: &TrustedDocuments,
         caller: Option<&Caller>,
     ) -> Result<async_graphql::Request, ApiError> {
-        let registered = matches!(self.source, DocumentSource::Id(_));
+        let preparsed = match &self.source {
+            DocumentSource::Id(id) => Some(documents.parsed(id)),
+            DocumentSource::Text(_) => None,
+        };
         let text = documents.resolve(self.source, caller)?;
         let mut request = async_graphql::Request::new(text).variables(self.variables);
         request.operation_name = self.operation_name;
-        if registered {
-            // Validated when the manifest was registered (`graphql::prevalidated`).
-            request = request.data(crate::graphql::prevalidated::Registered);
+        if let Some(preparsed) = preparsed {
+            // Parsed and validated when the manifest was registered (`graphql::prevalidated`).
+            request = request.data(prevalidated::Registered);
+            if let Some(parsed) = preparsed {
+                request = request.data(prevalidated::Preparsed(parsed));
+            }
         }
         Ok(request)
     }

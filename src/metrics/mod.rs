@@ -56,6 +56,12 @@ pub const RUNTIME_WORKER_THREADS: &str = "graphpay_runtime_worker_threads";
 pub const SUBSCRIPTIONS_OPEN: &str = "graphpay_subscriptions_open";
 /// Client connections open now.
 pub const CONNECTIONS_OPEN: &str = "graphpay_connections_open";
+/// Request documents parsed from their text: texts neither registered (trusted documents are
+/// parsed once, at start-up) nor parsed before for an earlier request.
+pub const DOCUMENTS_PARSED_TOTAL: &str = "graphpay_documents_parsed_total";
+/// Request documents the schema's validation rules ran on: trusted documents and texts the
+/// rules passed before skip them.
+pub const DOCUMENTS_VALIDATED_TOTAL: &str = "graphpay_documents_validated_total";
 /// The card lifecycle's steps (captures, voids, expiries), by `step` and `outcome`.
 pub const LIFECYCLE_TOTAL: &str = "graphpay_payment_lifecycle_total";
 
@@ -142,6 +148,16 @@ pub fn record_budget_fallback() {
     counter!(BUDGET_FALLBACKS_TOTAL).increment(1);
 }
 
+/// A request's document parsed from its text.
+pub fn record_document_parsed() {
+    counter!(DOCUMENTS_PARSED_TOTAL).increment(1);
+}
+
+/// A request's document run through the schema's validation rules.
+pub fn record_document_validated() {
+    counter!(DOCUMENTS_VALIDATED_TOTAL).increment(1);
+}
+
 pub fn record_payment_created() {
     counter!(PAYMENTS_CREATED_TOTAL).increment(1);
 }
@@ -214,6 +230,8 @@ pub fn register_counters<'a>(root_fields: impl IntoIterator<Item = &'a str>) {
         IDEMPOTENCY_REPLAYS_TOTAL,
         PROCESSOR_BREAKER_REFUSED_TOTAL,
         CONNECTIONS_REFUSED_TOTAL,
+        DOCUMENTS_PARSED_TOTAL,
+        DOCUMENTS_VALIDATED_TOTAL,
     ] {
         counter!(name).increment(0);
     }
@@ -274,6 +292,14 @@ fn describe() {
     describe_histogram!(
         REQUEST_DURATION_SECONDS,
         "Time to answer a GraphQL request or start a subscription, in seconds"
+    );
+    describe_counter!(
+        DOCUMENTS_PARSED_TOTAL,
+        "Request documents parsed from their text (neither registered nor parsed before)"
+    );
+    describe_counter!(
+        DOCUMENTS_VALIDATED_TOTAL,
+        "Request documents the schema's validation rules ran on (neither registered nor passed before)"
     );
     describe_counter!(QUERY_COST_SPENT_TOTAL, "Query cost points spent");
     describe_counter!(

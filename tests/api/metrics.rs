@@ -561,3 +561,106 @@ async fn an_unreachable_processor_shows_as_failed_attempts_retries_and_an_open_b
         Some(2.0)
     );
 }
+
+/// Both document counters: (parsed, validated).
+async fn documents_read(gateway: &GatewayProcess) -> (f64, f64) {
+    let scrape = scrape(gateway).await;
+    let count = |metric| reading(&scrape, metric, &[]).expect("registered at 0");
+    (
+        count("graphpay_documents_parsed_total"),
+        count("graphpay_documents_validated_total"),
+    )
+}
+
+async fn post_body(gateway: &GatewayProcess, body: &Value) -> Value {
+    gateway
+        .http
+        .post(format!("{}/graphql", gateway.address))
+        .bearer_auth(&gateway.key)
+        .json(body)
+        .send()
+        .await
+        .expect("sent")
+        .json()
+        .await
+        .expect("JSON")
+}
+
+/// A trusted document is parsed and validated once, when the manifest is registered: run by
+/// id over POST, GET and the WebSocket, it is neither parsed nor validated again. A text is
+/// parsed and validated the first time it comes, not after; a text the rules refuse is
+/// parsed once and validated (and refused) every time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trusted_documents_are_parsed_and_validated_once_when_registered() {
+    const LIST: &str = "72010b78dd49c729b2ea0cacca7bc245";
+    let manifest = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/relay/persisted_queries.json"
+    );
+    let gateway = GatewayProcess::start(&[METRICS_ON, ("GRAPHPAY_TRUSTED_DOCUMENTS", manifest)]);
+    assert_eq!(documents_read(&gateway).await, (0.0, 0.0));
+    let listed = |answer: &Value| {
+        assert!(answer.get("errors").is_none(), "{answer}");
+        assert!(
+            answer["data"]["payments"]["edges"].is_array(),
+            "a page: {answer}"
+        );
+    };
+
+    let by_id = json!({"documentId": LIST, "variables": {"count": 2}});
+    for _ in 0..3 {
+        listed(&post_body(&gateway, &by_id).await);
+    }
+    let got: Value = gateway
+        .http
+        .get(
+            reqwest::Url::parse_with_params(
+                &format!("{}/graphql", gateway.address),
+                [("documentId", LIST), ("variables", r#"{"count": 2}"#)],
+            )
+            .expect("a URL"),
+        )
+        .bearer_auth(&gateway.key)
+        .send()
+        .await
+        .expect("sent")
+        .json()
+        .await
+        .expect("JSON");
+    listed(&got);
+    let mut socket = subscriptions(&gateway).await;
+    let message = json!({"id": "q", "type": "subscribe", "payload": by_id});
+    socket
+        .send(Message::text(message.to_string()))
+        .await
+        .unwrap();
+    let next = next_message(&mut socket).await;
+    assert_eq!(next["type"], "next", "{next}");
+    listed(&next["payload"]);
+    assert_eq!(
+        documents_read(&gateway).await,
+        (0.0, 0.0),
+        "a trusted document run by id is parsed and validated again"
+    );
+
+    let text = serde_json::from_str::<HashMap<String, String>>(
+        &std::fs::read_to_string(manifest).expect("the manifest"),
+    )
+    .expect("a manifest")[LIST]
+        .clone();
+    let as_text = json!({"query": text, "variables": {"count": 2}});
+    for _ in 0..3 {
+        listed(&post_body(&gateway, &as_text).await);
+    }
+    assert_eq!(documents_read(&gateway).await, (1.0, 1.0));
+
+    let refused = json!({"query": "query { viewer { nope } }"});
+    for round in 1..=2 {
+        let answer = post_body(&gateway, &refused).await;
+        assert_eq!(first_error_code(&answer), "GRAPHQL_VALIDATION_FAILED");
+        assert_eq!(
+            documents_read(&gateway).await,
+            (2.0, 1.0 + f64::from(round))
+        );
+    }
+}

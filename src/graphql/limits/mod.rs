@@ -198,9 +198,14 @@ impl GuardedRequest {
 
     fn read_document(&self, request: &Request) -> Result<Arc<Parsed>, ApiError> {
         let limits = &self.shared.limits;
-        let cached = self.shared.parsed.get(request.query.as_str());
-        if cached.is_none() {
+        // A trusted document's, parsed at registration; else one parsed before.
+        let cached = crate::graphql::prevalidated::preparsed(request)
+            .or_else(|| self.shared.parsed.get(request.query.as_str()));
+        if cached.as_ref().is_none_or(|doc| !doc.text_passed()) {
             lexical::check(&request.query, limits.text).map_err(|r| too_complex(r.message()))?;
+            if let Some(doc) = &cached {
+                doc.pass_text();
+            }
         }
         for value in request.variables.values() {
             lexical::value_depth(value, limits.text.max_nesting.saturating_sub(1)).map_err(
@@ -215,9 +220,11 @@ impl GuardedRequest {
         if let Some(doc) = cached {
             return Ok(doc);
         }
+        crate::metrics::record_document_parsed();
         let doc = async_graphql::parser::parse_query(&request.query)
             .map_err(|err| ApiError::ParseFailed(err.to_string()))?;
         let doc = Arc::new(Parsed::new(doc));
+        doc.pass_text();
         self.shared
             .parsed
             .insert(request.query.clone(), doc.clone());

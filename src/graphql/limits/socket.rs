@@ -39,6 +39,7 @@ impl Extension for GuardedRequest {
         let operation = operation::find(doc, request.operation_name.as_deref());
         self.check(account.as_deref(), &request, &parsed, &operation)?;
         self.take().await?;
+        parsed.mark(&mut request);
         request.set_parsed_query(ExecutableDocument::clone(doc));
         next.run(ctx, request).await
     }

@@ -133,3 +133,31 @@ async fn its_variables_are_checked_with_the_rule_s_own_message() {
         "Invalid value for argument \"first\", expected type \"Int\""
     );
 }
+
+/// Registration keeps each document parsed and marked validated, and a request that runs one
+/// by id is given it: its text is not parsed again (a request the gateway did not mark would
+/// have async-graphql parse the text, which here does not parse).
+#[tokio::test]
+async fn a_registered_document_is_kept_parsed_and_given_to_its_requests() {
+    let documents =
+        TrustedDocuments::parse(br#"{"a": "query A { __typename }", "b": "{ __typename }"}"#)
+            .unwrap();
+    assert!(documents.parsed("a").is_none());
+    validate_manifest(&documents, std::path::Path::new("manifest.json"))
+        .await
+        .unwrap();
+    let parsed = documents.parsed("a").expect("kept parsed");
+    assert!(parsed.validated() && !parsed.text_passed());
+    assert!(documents.parsed("b").is_some() && documents.parsed("c").is_none());
+
+    // Without the query limits, the extension gives the request its document.
+    let request = Request::new("this text does not parse")
+        .data(Registered)
+        .data(Preparsed(parsed));
+    let response = schema().execute(request).await;
+    assert!(response.errors.is_empty(), "{:?}", response.errors);
+    assert_eq!(
+        response.data.into_json().unwrap(),
+        serde_json::json!({"__typename": "Query"})
+    );
+}
