@@ -165,15 +165,14 @@ impl Key {
     }
 }
 
-/// An object of `fields`, each value written by `each`, as async-graphql answers one: null
-/// when nothing is selected (every field skipped).
+/// An object of `fields`, each value written by `each` (`{}` when every field was skipped).
 pub fn object<'f, T: 'f>(
     out: &mut Vec<u8>,
     fields: &'f [(Key, T)],
     mut each: impl FnMut(&mut Vec<u8>, &'f T) -> serde_json::Result<()>,
 ) -> serde_json::Result<()> {
     if fields.is_empty() {
-        out.extend_from_slice(b"null");
+        out.extend_from_slice(b"{}");
         return Ok(());
     }
     let mut separator = b'{';
@@ -269,7 +268,7 @@ mod tests {
         assert_eq!(String::from_utf8(out).expect("utf-8"), written(&value));
         let mut out = Vec::new();
         object(&mut out, &fields[..0], write_value).expect("written");
-        assert_eq!(out, b"null");
+        assert_eq!(out, b"{}");
     }
 
     #[test]
@@ -327,6 +326,6 @@ mod tests {
         );
         let mut fields = Vec::new();
         object::<()>(&mut fields, &[], |_, ()| Ok(())).expect("written");
-        assert_eq!(fields, b"null");
+        assert_eq!(fields, b"{}");
     }
 }

@@ -138,14 +138,9 @@ pub(super) fn text(text: &Option<String>) -> Value {
     text.clone().map_or(Value::Null, Value::String)
 }
 
-/// An object of these fields, as async-graphql writes one: null when nothing is selected.
+/// An object of these fields (empty when every field was skipped).
 pub(super) fn object(fields: impl Iterator<Item = (Name, Value)>) -> Value {
-    let fields: async_graphql::indexmap::IndexMap<Name, Value> = fields.collect();
-    if fields.is_empty() {
-        Value::Null
-    } else {
-        Value::Object(fields)
-    }
+    Value::Object(fields.collect())
 }
 
 fn node_value<F: Fields>(plan: &[(Key, F::Part)], row: &F::Row) -> Value {

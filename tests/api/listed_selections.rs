@@ -13,7 +13,7 @@ use graphpay::merchant_webhooks::schedule::RetrySchedule;
 use serde_json::{Value, json};
 
 use crate::helpers::{Answer, Backend, Receiver, TestApp, create, on_both_backends_fn, refund};
-use crate::selections::{Sweep, answer, same_unless_waiting};
+use crate::selections::{Sweep, answer_with, drops_a_fragment, flags_of, same_unless_waiting};
 
 /// Documents for listed types, drawn by the payments sweep's generator.
 struct Walk(Sweep);
@@ -39,6 +39,8 @@ const EVENT: Listed = Listed {
         "payment { __typename ... on Payment { currency metadata { key value } } }",
         "payment { ...on Node { id } nextAction { type redirectUrl } }",
         "payment { id events { toStatus } }",
+        "payment { amountCapturable amountCaptured amountRefundable cancellationReason \
+         captureBefore captureMethod createdAt failureCode failureMessage reference source }",
         "refund { amount status }",
     ],
 };
@@ -143,12 +145,17 @@ impl Walk {
                     } else {
                         self.object(listed, depth - 1)
                     };
-                    format!("... {on}{{ {inner} }}")
+                    format!("... {on}{}{{ {inner} }}", self.0.flag().trim_start())
                 }
+                // A named fragment on the type, or on `Node` (what `Node` has).
                 _ => {
-                    let inner = self.object(listed, depth - 1);
-                    let spread = self.0.fragment(listed.on, inner);
-                    format!("{spread}{}", self.0.kept())
+                    let spread = if self.0.below(4) == 0 {
+                        self.0.fragment("Node", "id __typename".to_string())
+                    } else {
+                        let inner = self.object(listed, depth - 1);
+                        self.0.fragment(listed.on, inner)
+                    };
+                    format!("{spread}{}", self.0.flag())
                 }
             };
             items.push(item);
@@ -403,6 +410,9 @@ async fn event_and_webhook_pages_answer_alike_written_from_their_rows_or_field_b
         .another_instance_with(|config| config.resolve_field_by_field = true)
         .await;
     let mut sweep = Walk(Sweep::new(0x2545_f491_4f6c_dd1d));
+    // (root, flags turned, a fragment dropped by its directive, a named fragment on `Node`,
+    // every scalar of an event's payment) of each document.
+    let mut swept = Vec::new();
     for round in 0..120 {
         sweep.0.fragments.clear();
         let root = match round % 3 {
@@ -423,8 +433,16 @@ async fn event_and_webhook_pages_answer_alike_written_from_their_rows_or_field_b
             }
         };
         let document = sweep.document(&root);
-        let fast = answer(&app, &key, &document).await;
-        let usual = answer(&slow, &key, &document).await;
+        let flags = flags_of(round / 3);
+        swept.push((
+            round % 3,
+            flags["no"] == true,
+            drops_a_fragment(&document),
+            document.contains(" on Node { id __typename }"),
+            document.contains("payment { amountCapturable"),
+        ));
+        let fast = answer_with(&app, &key, &document, flags.clone()).await;
+        let usual = answer_with(&slow, &key, &document, flags).await;
         // What the usual path resolves by waiting (a payment's events, a delivery's payment
         // and attempts, an endpoint's deliveries) async-graphql may place where its answer
         // came in, on either instance, when its key is given twice: compared as values.
@@ -436,6 +454,21 @@ async fn event_and_webhook_pages_answer_alike_written_from_their_rows_or_field_b
         ];
         same_unless_waiting(&fast, &usual, &document, &waits);
     }
+    // Each root had fragments its directives dropped, and kept with the flags turned, and
+    // named fragments on `Node`; the event log showed its payments' other scalars.
+    for root in 0..3 {
+        for turned in [false, true] {
+            assert!(
+                swept.iter().any(|s| s.0 == root && s.1 == turned && s.2),
+                "root {root}, flags turned {turned}: no fragment dropped"
+            );
+        }
+        assert!(swept.iter().any(|s| s.0 == root && s.3), "root {root}");
+    }
+    assert!(
+        swept.iter().any(|s| s.0 == 0 && s.4),
+        "an event's payment's scalars"
+    );
 }
 
 on_both_backends_fn!(

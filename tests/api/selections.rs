@@ -124,7 +124,7 @@ impl Sweep {
                     } else {
                         self.payment(depth - 1)
                     };
-                    let kept = self.kept().trim_start();
+                    let kept = self.flag().trim_start();
                     let kept = if kept.is_empty() {
                         String::new()
                     } else {
@@ -132,15 +132,32 @@ impl Sweep {
                     };
                     format!("... {on}{kept}{{ {inner} }}")
                 }
+                // A named fragment on `Payment`, or on `Node` (what `Node` has).
                 _ => {
-                    let inner = self.payment(depth - 1);
-                    let spread = self.fragment("Payment", inner);
-                    format!("{spread}{}", self.kept())
+                    let spread = if self.below(4) == 0 {
+                        let inner = ["id", "id __typename", "__typename"][self.below(3)];
+                        self.fragment("Node", inner.to_string())
+                    } else {
+                        let inner = self.payment(depth - 1);
+                        self.fragment("Payment", inner)
+                    };
+                    format!("{spread}{}", self.flag())
                 }
             };
             items.push(item);
         }
         items.join(" ")
+    }
+
+    /// A directive on a fragment: mostly one that keeps it (or none), sometimes one that
+    /// drops it (with `$yes` true and `$no` false; the other way round when the flags are
+    /// sent the other way).
+    pub(crate) fn flag(&mut self) -> &'static str {
+        if self.below(4) == 0 {
+            [" @include(if: $no)", " @skip(if: $yes)"][self.below(2)]
+        } else {
+            self.kept()
+        }
     }
 
     /// A selection of an edge's fields.
@@ -201,13 +218,43 @@ impl Sweep {
     }
 }
 
+/// The flags of a sweep's `round`: `$yes` true and `$no` false, and every other round the
+/// other way, so that what the sweep's directives keep is dropped and the other way round.
+pub(crate) fn flags_of(round: usize) -> Value {
+    let turned = round % 2 == 1;
+    json!({"yes": !turned, "no": turned})
+}
+
+/// Whether `document` holds a fragment (inline or spread) with a directive that drops it when
+/// `$yes` is true and `$no` false, and keeps it the other way round.
+pub(crate) fn drops_a_fragment(document: &str) -> bool {
+    let dropped = [" @include(if: $no)", " @skip(if: $yes)"];
+    let inline = dropped.iter().any(|directive| {
+        document.match_indices(directive).any(|(at, _)| {
+            document[at + directive.len()..]
+                .trim_start()
+                .starts_with('{')
+        })
+    });
+    let spread = document.match_indices("...F").any(|(at, _)| {
+        let rest = document[at + 4..].trim_start_matches(|c: char| c.is_ascii_digit());
+        dropped.iter().any(|directive| rest.starts_with(directive))
+    });
+    inline || spread
+}
+
 /// The answer to `document` (with `$yes` true and `$no` false), which must hold no error.
 pub(crate) async fn answer(app: &TestApp, key: &str, document: &str) -> String {
     answer_with(app, key, document, json!({"yes": true, "no": false})).await
 }
 
 /// The answer to `document` with `variables`, which must hold no error.
-async fn answer_with(app: &TestApp, key: &str, document: &str, variables: Value) -> String {
+pub(crate) async fn answer_with(
+    app: &TestApp,
+    key: &str,
+    document: &str,
+    variables: Value,
+) -> String {
     let response = app
         .http
         .post(format!("{}/graphql", app.address))
@@ -290,6 +337,8 @@ on_both_backends! {
         // their loaders beside the row's fields) among its fields. The usual path places
         // such a field where its answer came in, so those answers compare as values.
         sweep.nested = true;
+        // (flags turned, a fragment dropped by its directive) pairs the documents held.
+        let mut swept = std::collections::BTreeSet::new();
         for round in 0..40 {
             sweep.fragments.clear();
             let id = &ids[round % ids.len()];
@@ -299,7 +348,10 @@ on_both_backends! {
                  x_id: id @include(if: $yes) @skip(if: $no) {selection} }} }} {}",
                 sweep.fragments.join(" ")
             );
-            same(&answer(&app, &key, &document).await, &answer(&slow, &key, &document).await, &document);
+            let flags = flags_of(round);
+            swept.insert(("payment", flags["no"] == true, drops_a_fragment(&document)));
+            let fast = answer_with(&app, &key, &document, flags.clone()).await;
+            same(&fast, &answer_with(&slow, &key, &document, flags).await, &document);
         }
         // And objects found by id, through fragments on `Payment` and `Node`; an unknown id
         // answers null among them.
@@ -323,7 +375,17 @@ on_both_backends! {
                  x_id: id @include(if: $yes) @skip(if: $no) __typename {on} {{ {inner} }} }} }} {}",
                 sweep.fragments.join(" ")
             );
-            same(&answer(&app, &key, &document).await, &answer(&slow, &key, &document).await, &document);
+            let flags = flags_of(round / 3);
+            let root = if round % 2 == 0 { "node" } else { "nodes" };
+            swept.insert((root, flags["no"] == true, drops_a_fragment(&document)));
+            let fast = answer_with(&app, &key, &document, flags.clone()).await;
+            same(&fast, &answer_with(&slow, &key, &document, flags).await, &document);
+        }
+        // Each root had fragments its directives dropped, and kept with the flags turned.
+        for root in ["payment", "node", "nodes"] {
+            for turned in [false, true] {
+                assert!(swept.contains(&(root, turned, true)), "{root} {turned}: {swept:?}");
+            }
         }
     }
 }
@@ -377,6 +439,46 @@ on_both_backends! {
         assert!(!plain.contains("totalCount") && !plain.contains("a gift"), "{plain}");
         assert!(plain.contains("\"cursor\""), "{plain}");
         assert!(shown((false, true)).contains("\"nodes\":[{\"description\":\"a loan\"}"), "{}", shown((false, true)));
+    }
+}
+
+on_both_backends! {
+    async fn a_selection_whose_every_field_is_skipped_is_an_empty_object(app: TestApp) {
+        // As the GraphQL spec executes it: `{}`, not null (the fields are non-null lists of
+        // non-null payments), written from the rows or field by field; and merged with
+        // another selection of the same key, whichever of the two is answered first.
+        let (_, key) = app.account("Alice").await;
+        for i in 0..2 {
+            let input = json!({"amount": 500 + i, "currency": "USD", "source": "tok_visa",
+                "reference": format!("r{i}")});
+            create(&app, &key, &format!("e{i}"), input).await;
+        }
+        let slow = app
+            .another_instance_with(|config| config.resolve_field_by_field = true)
+            .await;
+        let merged = "{ viewer { payments(first: 2) { nodes { id @include(if: false) } } ...F } } \
+                      fragment F on Account { payments(first: 2) { nodes { reference } } }";
+        let merged_first = "{ viewer { ...F payments(first: 2) { nodes { id @include(if: false) } } } } \
+                            fragment F on Account { payments(first: 2) { nodes { reference } } }";
+        for (document, data) in [
+            ("{ viewer { id @include(if: false) } }", json!({"viewer": {}})),
+            ("{ viewer @include(if: false) { id } }", json!({})),
+            (
+                "{ payments(first: 2) { nodes { ... on Payment @include(if: false) { id } } edges { node { ...P @skip(if: true) } } } } fragment P on Payment { id }",
+                json!({"payments": {"nodes": [{}, {}], "edges": [{"node": {}}, {"node": {}}]}}),
+            ),
+            (merged, json!({"viewer": {"payments": {"nodes": [{"reference": "r1"}, {"reference": "r0"}]}}})),
+            (merged_first, json!({"viewer": {"payments": {"nodes": [{"reference": "r1"}, {"reference": "r0"}]}}})),
+        ] {
+            // Several times: the two `payments` of the merged documents may come in either order.
+            for _ in 0..5 {
+                for instance in [&app, &slow] {
+                    let answer: Value = serde_json::from_str(&answer(instance, &key, document).await)
+                        .expect("JSON");
+                    assert_eq!(answer["data"], data, "{document}: {answer}");
+                }
+            }
+        }
     }
 }
 

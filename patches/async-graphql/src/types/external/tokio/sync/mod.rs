@@ -1,0 +1,2 @@
+mod mutex;
+mod rw_lock;
