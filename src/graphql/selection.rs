@@ -222,3 +222,6 @@ impl<'a> Document<'a> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;
