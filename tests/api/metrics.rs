@@ -653,6 +653,23 @@ async fn trusted_documents_are_parsed_and_validated_once_when_registered() {
         listed(&post_body(&gateway, &as_text).await);
     }
     assert_eq!(documents_read(&gateway).await, (1.0, 1.0));
+    // Over the WebSocket too: the text the rules passed is neither parsed nor validated again.
+    for n in 0..2 {
+        let message = json!({"id": format!("t{n}"), "type": "subscribe", "payload": as_text});
+        socket
+            .send(Message::text(message.to_string()))
+            .await
+            .unwrap();
+        let next = loop {
+            let message = next_message(&mut socket).await;
+            if message["id"] == format!("t{n}") {
+                break message;
+            }
+        };
+        assert_eq!(next["type"], "next", "{next}");
+        listed(&next["payload"]);
+    }
+    assert_eq!(documents_read(&gateway).await, (1.0, 1.0));
 
     let refused = json!({"query": "query { viewer { nope } }"});
     for round in 1..=2 {
