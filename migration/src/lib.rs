@@ -23,6 +23,7 @@ mod m20261206_000011_create_signing_keys;
 mod m20261207_000012_add_restricted_keys_and_submit_tokens;
 mod m20261207_000013_index_spread_payment_counts;
 mod m20261207_000014_count_writes_beside_the_folded_row;
+mod m20261207_000015_index_payments_by_status;
 
 pub struct Migrator;
 
@@ -44,6 +45,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000012_add_restricted_keys_and_submit_tokens::Migration),
             Box::new(m20261207_000013_index_spread_payment_counts::Migration),
             Box::new(m20261207_000014_count_writes_beside_the_folded_row::Migration),
+            Box::new(m20261207_000015_index_payments_by_status::Migration),
         ]
     }
 }

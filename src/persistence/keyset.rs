@@ -64,6 +64,14 @@ pub trait Keyset {
     /// The listing's rows, unordered: its account, parent and filter, in the statement form
     /// that suits `backend`.
     fn scope(&self, backend: DbBackend) -> Select<Self::Entity>;
+    /// The listing as disjoint parts, each walked in the listing's order by an index of its
+    /// own, whose pages one statement merges (PostgreSQL's `Merge Append`): a page then reads
+    /// at most its size from each part, where one walk of the whole scope would test every
+    /// row it passes against the filter, however few pass. `None` (the default): the scope
+    /// is walked as one.
+    fn parts(&self, _backend: DbBackend) -> Option<Vec<Select<Self::Entity>>> {
+        None
+    }
     /// The sort key's column; the listing's index is (scope, key, id).
     fn key_column(&self) -> <Self::Entity as EntityTrait>::Column;
     /// The id column, which breaks ties so that the order is total.
@@ -171,12 +179,17 @@ pub(super) fn probe_statement<K: Keyset>(keyset: &K, backend: DbBackend) -> Opti
         PageSize::First(_) => not_after_side(direction),
         PageSize::Last(_) => not_before_side(direction),
     };
-    let probe = keyset
-        .scope(backend)
-        .filter(beyond(keyset, side, position))
-        .select_only()
-        .expr(keyset.id_expr());
-    Some(limited(probe, backend, 1))
+    let probe = |scope: Select<K::Entity>| {
+        scope
+            .filter(beyond(keyset, side, position))
+            .select_only()
+            .expr(keyset.id_expr())
+    };
+    if let Some(parts) = keyset.parts(backend) {
+        let parts = parts.into_iter().map(|part| probe(part).limit(1));
+        return Some(merged(parts, backend, None, &[], 1));
+    }
+    Some(limited(probe(keyset.scope(backend)), backend, 1))
 }
 
 /// The statement that fetches a page in scan order (reversed for `last`), [`limited`] to
@@ -189,26 +202,78 @@ pub(super) fn page_statement<K: Keyset>(
 ) -> (Statement, u64, bool) {
     let direction = keyset.direction();
     let window = keyset.window();
-    let mut select = keyset.scope(backend);
-    if let Some(after) = window.after {
-        select = select.filter(beyond(keyset, after_side(direction), after));
-    }
-    if let Some(before) = window.before {
-        select = select.filter(beyond(keyset, before_side(direction), before));
-    }
     let (limit, backward) = match window.size {
         PageSize::First(n) => (n, false),
         PageSize::Last(n) => (n, true),
     };
     let order = sql_order(direction, backward);
-    let mut select = keyset
-        .columns(select)
-        .order_by(keyset.key_expr(), order.clone())
-        .order_by(keyset.id_expr(), order);
+    let walk = |mut select: Select<K::Entity>| {
+        if let Some(after) = window.after {
+            select = select.filter(beyond(keyset, after_side(direction), after));
+        }
+        if let Some(before) = window.before {
+            select = select.filter(beyond(keyset, before_side(direction), before));
+        }
+        keyset
+            .columns(select)
+            .order_by(keyset.key_expr(), order.clone())
+            .order_by(keyset.id_expr(), order.clone())
+    };
+    if let Some(parts) = keyset.parts(backend) {
+        let parts = parts.into_iter().map(|part| walk(part).limit(limit + 1));
+        let order = [
+            (keyset.key_expr(), order.clone()),
+            (keyset.id_expr(), order.clone()),
+        ];
+        let statement = merged(parts, backend, total, &order, limit + 1);
+        return (statement, limit, backward);
+    }
+    let mut select = walk(keyset.scope(backend));
     if let Some(total) = total {
         select = select.expr_as(total, TOTAL_COLUMN);
     }
     (limited(select, backend, limit + 1), limit, backward)
+}
+
+/// One statement over a listing's [`Keyset::parts`], each already ordered and limited: their
+/// rows together (`UNION ALL`), in `order`, the first `n`, with the listing's size as a column
+/// when `total` is given. Each part's rows are read through its own index in the page's order,
+/// so PostgreSQL merges them (`Merge Append`) and stops after `n`.
+fn merged<E: EntityTrait>(
+    parts: impl Iterator<Item = Select<E>>,
+    backend: DbBackend,
+    total: Option<Expr>,
+    order: &[(Expr, SqlOrder)],
+    n: u64,
+) -> Statement {
+    use sea_orm::sea_query::{Alias, Asterisk, Query, SelectStatement, UnionType};
+    let mut union: Option<SelectStatement> = None;
+    for (i, part) in parts.enumerate() {
+        let mut arm = Query::select();
+        arm.column(Asterisk)
+            .from_subquery(part.into_query(), Alias::new(format!("part_{i}")));
+        match union.as_mut() {
+            None => union = Some(arm),
+            Some(union) => {
+                union.union(UnionType::All, arm);
+            }
+        }
+    }
+    let mut outer = Query::select();
+    outer.column(Asterisk);
+    if let Some(union) = union {
+        outer.from_subquery(union, Alias::new(E::default().table_name()));
+    }
+    if let Some(total) = total {
+        outer.expr_as(total, Alias::new(TOTAL_COLUMN));
+    }
+    for (expr, order) in order {
+        outer.order_by_expr(expr.clone(), order.clone());
+    }
+    let mut statement = backend.build(&outer);
+    statement.sql.push_str(" LIMIT ");
+    statement.sql.push_str(&n.to_string());
+    statement
 }
 
 /// `select` for `backend` with `LIMIT n` written into its text instead of bound as a

@@ -94,6 +94,30 @@ impl Keyset for PageQuery {
             .filter(Expr::col((m, payment_metadata::Column::Value)).eq(value))
     }
 
+    /// Filtered by more than one status and in creation order, on PostgreSQL: one part per
+    /// status, each walked through the index of the account's payments by status and creation
+    /// time. (One status is a single walk of that index as it is; on SQLite, the embedded
+    /// database, the statuses are tested in one walk.)
+    fn parts(&self, backend: DbBackend) -> Option<Vec<Select<payments::Entity>>> {
+        let by_status = backend == DbBackend::Postgres
+            && self.filter.statuses.len() > 1
+            && self.order.field == SortField::CreatedAt
+            && self.walked_entry().is_none();
+        by_status.then(|| {
+            self.filter
+                .statuses
+                .iter()
+                .map(|status| {
+                    let filter = PaymentFilter {
+                        statuses: vec![*status],
+                        ..self.filter.clone()
+                    };
+                    unselected(&self.account_id, &filter, 0)
+                })
+                .collect()
+        })
+    }
+
     fn key_expr(&self) -> Expr {
         match self.walked_entry() {
             Some(_) => Expr::col((Alias::new(WALKED), payment_metadata::Column::CreatedAt)),
@@ -310,6 +334,24 @@ pub fn page_sql(backend: super::Backend, query: &PageQuery) -> String {
 #[cfg(feature = "test-support")]
 pub fn counted_page_sql(backend: super::Backend, query: &PageQuery) -> String {
     statement_text(backend, query, query.total())
+}
+
+/// The page statement as page reads prepare it on PostgreSQL (with `totalCount` when
+/// `counted`): its text with placeholders, and its values as SQL literals, for `PREPARE` and
+/// `EXECUTE`, whose plan is the generic one page reads keep.
+///
+/// Exists for the tests and benchmarks (feature `test-support`).
+#[cfg(feature = "test-support")]
+pub fn prepared_page_sql(query: &PageQuery, counted: bool) -> (String, Vec<String>) {
+    use sea_orm::sea_query::{PostgresQueryBuilder, QueryBuilder};
+    let total = if counted { query.total() } else { None };
+    let (statement, _, _) = super::keyset::page_statement(query, DbBackend::Postgres, total);
+    let values = statement.values.map(|values| values.0).unwrap_or_default();
+    let literals = values
+        .iter()
+        .map(|value| PostgresQueryBuilder.value_to_string(value))
+        .collect();
+    (statement.sql, literals)
 }
 
 #[cfg(feature = "test-support")]

@@ -47,6 +47,7 @@ mod secrets_at_rest;
 mod selections;
 mod shared_budget;
 mod signing_keys;
+mod status_pages;
 mod submit_tokens;
 mod subscriptions;
 mod total_count;

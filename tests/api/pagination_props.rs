@@ -35,7 +35,7 @@ fn case() -> impl Strategy<Value = Case> {
         .prop_map(|(a, t, s, c)| (a * 100, t * 500_000, s, c));
     (
         prop::collection::vec(row, 0..45),
-        prop::collection::vec(0usize..4, 0..3),
+        prop::collection::vec(0usize..4, 0..4),
         prop::option::of(0usize..3),
         (prop::option::of(0i64..=5), prop::option::of(0i64..=6)),
         (prop::option::of(1i64..=6), prop::option::of(1i64..=6)),

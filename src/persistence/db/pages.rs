@@ -9,6 +9,9 @@
 //! of the index that orders the page, and planning it again costs about a third of the
 //! statement, so the merchants with the most payments paid the most for each page. A keyset
 //! page's plan is that index, whatever the values, so its connections keep the generic plan.
+//! A page filtered by status walks the account's index by status instead (one walk per
+//! status, merged, see `payment_pages`), whatever the status, once the table's statistics
+//! hold more than one status, as any gateway's do.
 //! Every other statement stays on the main pool, planned as PostgreSQL chooses: some need
 //! their values to use a partial index (the authorization sweeper's `status`). The pool takes
 //! half of the connections the instance is configured for (`DATABASE_MAX_CONNECTIONS`), so an

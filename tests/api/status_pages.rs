@@ -1,0 +1,204 @@
+//! Pages filtered by status on an account whose payments are nearly all of another status:
+//! each status is walked through the account's index by status and creation time, so a page
+//! of a rare status reads its own rows, not the whole account; several statuses are merged,
+//! one walk each, and every walk, forward and backward, is exact.
+
+use graphpay::domain::paging::{Order, PageSize, PaymentFilter, Position};
+use graphpay::domain::status::PaymentStatus;
+use graphpay::domain::time::Timestamp;
+use graphpay::persistence::payment_pages::{PageQuery, PaymentColumns, prepared_page_sql};
+use graphpay::persistence::payments::NewPayment;
+use graphpay::persistence::{Db, DbConfig};
+
+use crate::helpers::{Backend, Listing, Row, TestApp, insert_rows, walk_both_ways};
+
+/// The bulk of the account: 20,000 succeeded payments, one a millisecond from `BASE`.
+const BULK: i64 = 20_000;
+const BASE: i64 = 1_767_225_600_000_000;
+
+/// An account of `BULK` succeeded payments (written in one statement, its status counts made
+/// as the migration that adds them does) and 12 rare ones among them: 7 failed, 5 refunded.
+async fn skewed(app: &TestApp, backend: Backend) -> (String, String, Vec<Row>) {
+    let (account, key) = app.account("Skewed").await;
+    let bulk = match backend {
+        Backend::Postgres => format!(
+            "ALTER TABLE payments DISABLE TRIGGER payments_counted; \
+             INSERT INTO payments (id, account_id, amount, currency, status, amount_refunded, \
+             source, description, failure_code, failure_message, processor_key, processor_ref, \
+             version, created_at, updated_at) \
+             SELECT 'pay_' || upper(lpad(to_hex(g), 26, '0')), '{account}', 1000, 'USD', \
+             'SUCCEEDED', 0, 'tok_visa', NULL, NULL, NULL, 'pk_' || g, 'ch_' || g, 1, \
+             {BASE} + g * 1000, {BASE} + g * 1000 FROM generate_series(1, {BULK}) AS g; \
+             ALTER TABLE payments ENABLE TRIGGER payments_counted; \
+             INSERT INTO payment_counts (account_id, status, bucket, count) \
+             VALUES ('{account}', 'SUCCEEDED', 0, {BULK})"
+        ),
+        Backend::Sqlite => format!(
+            "WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < {BULK}) \
+             INSERT INTO payments (id, account_id, amount, currency, status, amount_refunded, \
+             source, description, failure_code, failure_message, processor_key, processor_ref, \
+             version, created_at, updated_at) \
+             SELECT printf('pay_%026X', n), '{account}', 1000, 'USD', 'SUCCEEDED', 0, \
+             'tok_visa', NULL, NULL, NULL, 'pk_' || n, 'ch_' || n, 1, {BASE} + n * 1000, \
+             {BASE} + n * 1000 FROM g"
+        ),
+    };
+    app.db.execute_unprepared(&bulk).await.unwrap();
+    let rare = (0..12)
+        .map(|i| NewPayment {
+            account_id: account.clone(),
+            amount: graphpay::domain::money::MinorUnits::parse(500).expect("an amount"),
+            currency: graphpay::domain::currency::Currency::parse("USD").expect("a currency"),
+            source: "tok_visa".to_string(),
+            description: None,
+            reference: None,
+            metadata: Default::default(),
+            status: if i % 2 == 0 && i < 10 {
+                PaymentStatus::Refunded
+            } else {
+                PaymentStatus::Failed
+            },
+            capture_method: Default::default(),
+            return_url: None,
+            // Spread through the bulk's times, two of them at the same microsecond.
+            created_at: Timestamp::from_micros(BASE + (1 + i.min(10)) * 1_700_000 + 1),
+        })
+        .collect();
+    let rows = insert_rows(app, rare).await;
+    // The table's statistics as any gateway's hold them: more than one status.
+    app.db.execute_unprepared("ANALYZE payments").await.unwrap();
+    (account, key, rows)
+}
+
+fn listing(statuses: &[PaymentStatus], ascending: bool) -> Listing {
+    Listing {
+        statuses: statuses.to_vec(),
+        currency: None,
+        created_after: None,
+        created_before: None,
+        amount_min: None,
+        amount_max: None,
+        by_amount: false,
+        ascending,
+    }
+}
+
+async fn walks_are_exact(backend: Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (_, key, rows) = skewed(&app, backend).await;
+    use PaymentStatus::{Failed, Pending, Refunded};
+    for statuses in [
+        &[Failed, Refunded][..],
+        &[Failed],
+        &[Refunded, Pending],
+        &[Pending],
+    ] {
+        for ascending in [false, true] {
+            for size in [1, 5] {
+                walk_both_ways(&app, &key, &listing(statuses, ascending), &rows, size).await;
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn pages_of_rare_statuses_walk_exactly_sqlite() {
+    walks_are_exact(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(pg_tests),
+    ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run"
+)]
+async fn pages_of_rare_statuses_walk_exactly_postgres() {
+    walks_are_exact(Backend::Postgres).await;
+}
+
+/// The plans PostgreSQL keeps for pages of rare statuses on page reads' own connections
+/// (generic plans, made without the values): each status's rows through the account's index
+/// by status, a page of several statuses merged in order; never a walk of the account's
+/// payments in creation order, which reads all 20,000 to find a rare status's few.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(pg_tests),
+    ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run"
+)]
+async fn pages_of_rare_statuses_read_each_status_through_its_index_postgres() {
+    use PaymentStatus::{Failed, Pending, Refunded, Succeeded};
+    let app = TestApp::spawn(Backend::Postgres).await;
+    let (account, _, _) = skewed(&app, Backend::Postgres).await;
+    // One connection for page reads, so that a statement prepared on it is there to run.
+    let db = Db::connect(&DbConfig {
+        max_connections: 2,
+        ..app.db_config.clone()
+    })
+    .await
+    .unwrap();
+    let reads = db.as_page_reads();
+    let query = |statuses: &[PaymentStatus], after: Option<Position>| PageQuery {
+        account_id: account.clone(),
+        filter: PaymentFilter {
+            statuses: statuses.to_vec(),
+            ..PaymentFilter::default()
+        },
+        order: Order::default(),
+        size: PageSize::First(50),
+        after,
+        before: None,
+        columns: PaymentColumns::LISTING,
+    };
+    let deep = Position {
+        key: BASE + 15_000 * 1000,
+        id: format!("pay_{:026X}", 15_000),
+    };
+    let several = [
+        &[Failed, Refunded][..],
+        &[Refunded, Pending, Failed],
+        &[Succeeded, Failed],
+    ];
+    for statuses in several {
+        for after in [None, Some(deep.clone())] {
+            for counted in [false, true] {
+                let plan = generic_plan(&reads, &query(statuses, after.clone()), counted).await;
+                assert!(plan.contains("Merge Append"), "{plan}");
+                assert_eq!(
+                    plan.matches("Index Scan Backward using idx_payments_account_status_created")
+                        .count(),
+                    statuses.len(),
+                    "one walk per status: {plan}"
+                );
+                assert!(!plan.contains("idx_payments_account_created"), "{plan}");
+            }
+        }
+    }
+    for status in [Failed, Pending, Succeeded] {
+        let plan = generic_plan(&reads, &query(&[status], Some(deep.clone())), true).await;
+        assert!(
+            plan.contains("Index Scan Backward using idx_payments_account_status_created"),
+            "{plan}"
+        );
+        assert!(!plan.contains("Sort"), "{plan}");
+    }
+}
+
+/// The generic plan of `query`'s page statement, prepared on `db` (one connection).
+async fn generic_plan(db: &Db, query: &PageQuery, counted: bool) -> String {
+    let (sql, values) = prepared_page_sql(query, counted);
+    db.execute_unprepared(&format!("PREPARE page AS {sql}"))
+        .await
+        .unwrap();
+    let plan = explain(db, &format!("EXECUTE page({})", values.join(", "))).await;
+    db.execute_unprepared("DEALLOCATE page").await.unwrap();
+    format!("{sql}\n{plan}")
+}
+
+async fn explain(db: &Db, sql: &str) -> String {
+    db.query_text(&format!("EXPLAIN {sql}"))
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|row| row.join(" "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
