@@ -12,6 +12,9 @@
 //! document with and without the filter), and the two page statements' `EXPLAIN (ANALYZE,
 //! BUFFERS)` are printed.
 //!
+//! One payment in a thousand of the large account failed: the dashboard's list filtered by
+//! its status menu (`FAILED`; `FAILED` or `REFUNDED`) is measured beside the unfiltered list.
+//!
 //! A third account's event log (the changes of 200 payments made through the API) is read a
 //! page of 50 at a time, with and without each event's payment.
 //!
@@ -146,7 +149,8 @@ fn measure(
                 "INSERT INTO payments (id, account_id, amount, currency, status, amount_refunded, \
                  source, description, failure_code, failure_message, processor_key, \
                  processor_ref, version, created_at, updated_at) \
-                 SELECT {id}, '{owner}', 1000 + g % 5000, 'USD', 'SUCCEEDED', 0, 'tok_visa', \
+                 SELECT {id}, '{owner}', 1000 + g % 5000, 'USD', \
+                 CASE WHEN g % 1000 = 500 THEN 'FAILED' ELSE 'SUCCEEDED' END, 0, 'tok_visa', \
                  NULL, NULL, NULL, 'pk_' || g, 'ch_' || g, 1, {BASE_MICROS} + g * 1000, \
                  {BASE_MICROS} + g * 1000 FROM generate_series({from}, {last}) AS g",
                 id = id_sql("g"),
@@ -347,6 +351,20 @@ fn measure(
                     true,
                 ),
                 (
+                    "dashboard list, by documentId, status FAILED (0.1%)",
+                    "body",
+                    &token,
+                    &bodies.list_failed,
+                    false,
+                ),
+                (
+                    "dashboard list, by documentId, status FAILED or REFUNDED (0.1%)",
+                    "body",
+                    &token,
+                    &bodies.list_failed_or_refunded,
+                    false,
+                ),
+                (
                     "first page, unfiltered",
                     "body",
                     &key,
@@ -453,6 +471,11 @@ struct Bodies {
     list_by_id: String,
     list_as_text: String,
     details_by_id: String,
+    /// The list filtered as the dashboard's status menu filters it, by `documentId`: by
+    /// `FAILED` (one payment in a thousand of the large account), and by `FAILED` or
+    /// `REFUNDED` (which the large account holds none of).
+    list_failed: String,
+    list_failed_or_refunded: String,
     /// The benchmark's page document with a `filter` variable: without it, and with one
     /// metadata entry.
     unfiltered: String,
@@ -512,6 +535,16 @@ impl Bodies {
                 "text",
                 serde_json::json!({"query": list_text, "variables": page}),
             )?,
+            list_failed: file(
+                "failed",
+                serde_json::json!({"documentId": list_id, "variables":
+                    {"count": 50, "filter": {"status": ["FAILED"]}}}),
+            )?,
+            list_failed_or_refunded: file(
+                "failed-refunded",
+                serde_json::json!({"documentId": list_id, "variables":
+                    {"count": 50, "filter": {"status": ["FAILED", "REFUNDED"]}}}),
+            )?,
             details_by_id: file(
                 "details",
                 serde_json::json!({"documentId": details_id, "variables": {"id": payment}}),
@@ -538,6 +571,8 @@ impl Bodies {
             &self.list_by_id,
             &self.list_as_text,
             &self.details_by_id,
+            &self.list_failed,
+            &self.list_failed_or_refunded,
             &self.unfiltered,
             &self.filtered,
             &self.events,
