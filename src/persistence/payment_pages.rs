@@ -104,13 +104,12 @@ impl Keyset for PageQuery {
             && self.order.field == SortField::CreatedAt
             && self.walked_entry().is_none();
         by_status.then(|| {
-            // Disjoint parts: a status given twice is walked once.
-            let statuses = self.filter.clone().normalised().statuses;
-            statuses
-                .into_iter()
+            self.filter
+                .statuses
+                .iter()
                 .map(|status| {
                     let filter = PaymentFilter {
-                        statuses: vec![status],
+                        statuses: vec![*status],
                         ..self.filter.clone()
                     };
                     unselected(&self.account_id, &filter, 0)
