@@ -3,6 +3,8 @@
 //! and a processor killed (SIGKILL) and restarted during a burst loses nothing.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -108,8 +110,9 @@ async fn a_processor_killed_and_restarted_under_retrying_clients_resolves_every_
 
     // Each client sends its key until it gets a payment, pausing a little between tries (so
     // the gateway sees steady traffic throughout the outage), and reports every answer.
+    let errors = Arc::new(AtomicUsize::new(0));
     let client = |i: usize| {
-        let (app_address, key) = (app.address.clone(), key.clone());
+        let (app_address, key, errors) = (app.address.clone(), key.clone(), errors.clone());
         tokio::spawn(async move {
             let give_up = Instant::now() + Duration::from_secs(60);
             let mut answers = Vec::new();
@@ -122,6 +125,9 @@ async fn a_processor_killed_and_restarted_under_retrying_clients_resolves_every_
                 )
                 .await;
                 let payment = create_payload(&body)["payment"].clone();
+                if body.get("errors").is_some() {
+                    errors.fetch_add(1, Ordering::SeqCst);
+                }
                 answers.push(body);
                 if payment.is_object() {
                     return (i, Some(payment), answers);
@@ -138,8 +144,17 @@ async fn a_processor_killed_and_restarted_under_retrying_clients_resolves_every_
     // claims its key before it reaches the processor), and a fast processor would otherwise
     // have answered them all before any later moment.
     processor.kill();
-    // Down for longer than a cool-down, so that the circuit opens and refuses calls while
-    // the clients keep sending.
+    // However slowly the gateway reaches the processor on a busy host, the outage lasts until
+    // a client has been refused, and then for longer than a cool-down, so that the circuit
+    // opens and refuses calls while the clients keep sending.
+    let waiting = Instant::now();
+    while errors.load(Ordering::SeqCst) == 0 {
+        assert!(
+            waiting.elapsed() < Duration::from_secs(60),
+            "no client was refused in a minute of the processor's outage"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     tokio::time::sleep(COOLDOWN * 2).await;
     let _restarted = SandboxProcess::start(port, &db.url);
 
