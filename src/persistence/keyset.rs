@@ -270,10 +270,7 @@ fn merged<E: EntityTrait>(
     for (expr, order) in order {
         outer.order_by_expr(expr.clone(), order.clone());
     }
-    let mut statement = backend.build(&outer);
-    statement.sql.push_str(" LIMIT ");
-    statement.sql.push_str(&n.to_string());
-    statement
+    with_limit(backend.build(&outer), n)
 }
 
 /// `select` for `backend` with `LIMIT n` written into its text instead of bound as a
@@ -285,7 +282,11 @@ fn merged<E: EntityTrait>(
 /// of prepared statements turn over, which costs a parse per page, as an unprepared
 /// statement would.
 fn limited<E: EntityTrait>(select: Select<E>, backend: DbBackend, n: u64) -> Statement {
-    let mut statement = select.build(backend);
+    with_limit(select.build(backend), n)
+}
+
+/// `statement` with `LIMIT n` written at the end of its text (see [`limited`]).
+fn with_limit(mut statement: Statement, n: u64) -> Statement {
     statement.sql.push_str(" LIMIT ");
     statement.sql.push_str(&n.to_string());
     statement

@@ -104,12 +104,13 @@ impl Keyset for PageQuery {
             && self.order.field == SortField::CreatedAt
             && self.walked_entry().is_none();
         by_status.then(|| {
-            self.filter
-                .statuses
-                .iter()
+            // Disjoint parts: a status given twice is walked once.
+            let statuses = self.filter.clone().normalised().statuses;
+            statuses
+                .into_iter()
                 .map(|status| {
                     let filter = PaymentFilter {
-                        statuses: vec![*status],
+                        statuses: vec![status],
                         ..self.filter.clone()
                     };
                     unselected(&self.account_id, &filter, 0)
