@@ -13,6 +13,7 @@ use sea_orm::{
     QueryOrder, QueryResult, QuerySelect, QueryTrait, Select, Statement,
 };
 
+pub use super::streamed::Planning;
 use super::{Db, DbError};
 use crate::domain::paging::{Direction, PageSize, Position};
 
@@ -96,6 +97,12 @@ pub trait Keyset {
     fn total(&self) -> Option<Expr> {
         None
     }
+    /// How PostgreSQL plans a page: by the generic plan page reads keep (the default), where
+    /// the listing's walk is the same whatever the values, or for the page's own values,
+    /// where the best walk depends on them (see [`Planning`]).
+    fn planning(&self) -> Planning {
+        Planning::Kept
+    }
     /// One row of a page, read as [`Keyset::columns`] selects it.
     fn row(&self, row: &QueryResult) -> Result<Self::Row, DbError>;
     /// A row's sort key, as a cursor holds it.
@@ -140,8 +147,11 @@ async fn read<K: Keyset>(
     let backend = db.conn().get_database_backend();
     let (statement, limit, backward) = page_statement(keyset, backend, total);
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-    let read =
-        super::streamed::read(db, statement, limit, with_total, |row| keyset.row(row)).await?;
+    let planning = keyset.planning();
+    let read = super::streamed::read(db, statement, planning, limit, with_total, |row| {
+        keyset.row(row)
+    })
+    .await?;
     let total = match &read.total {
         Some(row) => Some(total_of(row)?),
         None => None,
@@ -167,7 +177,16 @@ pub async fn exists_behind<K: Keyset>(db: &Db, keyset: &K) -> Result<bool, DbErr
     let Some(probe) = probe_statement(keyset, backend) else {
         return Ok(false);
     };
-    Ok(db.conn().query_one_raw(probe).await?.is_some())
+    match keyset.planning() {
+        Planning::Kept => Ok(db.conn().query_one_raw(probe).await?.is_some()),
+        // Planned for its values as the page is, each time: a prepared statement of the main
+        // pool may settle on a generic plan, whose walk of a narrow amount finds nothing
+        // beyond the cursor only at the account's end.
+        planning => {
+            let read = super::streamed::read(db, probe, planning, 1, false, |_| Ok(())).await?;
+            Ok(!read.rows.is_empty())
+        }
+    }
 }
 
 /// The statement of [`exists_behind`]'s probe; `None` when the page starts at an end.

@@ -14,7 +14,7 @@ use sea_orm::{
 };
 
 use super::entities::{payment_metadata, payments};
-use super::keyset::{Keyset, TOTAL_COLUMN, Window, total_of};
+use super::keyset::{Keyset, Planning, TOTAL_COLUMN, Window, total_of};
 pub use super::keyset::{exists_behind, fetch, fetch_with_total};
 pub use super::payment_columns::{PaymentColumns, PaymentDetail};
 use super::payments::Payment;
@@ -163,6 +163,15 @@ impl Keyset for PageQuery {
             .then(|| status_count(&self.account_id, &self.filter.statuses))
     }
 
+    /// Planned for its values ([`planned_for_values`]) or by the generic plan page reads keep.
+    fn planning(&self) -> Planning {
+        if planned_for_values(&self.filter, self.order.field) {
+            Planning::ForValues
+        } else {
+            Planning::Kept
+        }
+    }
+
     fn row(&self, row: &QueryResult) -> Result<Arc<Payment>, DbError> {
         super::payment_columns::payment_in(row, self.columns, &self.account_id).map(Arc::new)
     }
@@ -188,6 +197,35 @@ impl PageQuery {
             SortField::Amount => None,
         }
     }
+}
+
+/// Whether a page's walk depends on the values of its filter, so that PostgreSQL must plan it
+/// for them: one amount in a million is found by the amount's index, a common one by walking
+/// the account in order, and the generic plan, made without the values, walks the account
+/// for both, testing every payment. So is a page filtered by amount or reference, and one
+/// filtered by status, time or metadata in the order of amounts. In creation order, a page of
+/// the whole account, of a time range, of statuses (each walked by its own index, see
+/// [`Keyset::parts`]) or of a metadata entry (walked by its rows) is one walk whatever the
+/// values. So is a page of a currency, which no index holds: planned for a rare one,
+/// PostgreSQL walks the account all the same, in parallel workers, which a page of 50 rows
+/// should not take from the requests beside it.
+pub fn planned_for_values(filter: &PaymentFilter, field: SortField) -> bool {
+    let PaymentFilter {
+        statuses,
+        currency: _,
+        created_after,
+        created_before,
+        amount_min,
+        amount_max,
+        reference,
+        metadata,
+    } = filter;
+    let by_value = amount_min.is_some() || amount_max.is_some() || reference.is_some();
+    let walked_otherwise = !statuses.is_empty()
+        || created_after.is_some()
+        || created_before.is_some()
+        || !metadata.is_empty();
+    by_value || (walked_otherwise && field == SortField::Amount)
 }
 
 /// The value of the sort key of a row, as a cursor holds it.
@@ -322,75 +360,7 @@ async fn count_by_status(
     total_of(&row)
 }
 
-/// The SQL of the page statement with its values inlined, for `EXPLAIN`.
-///
-/// Exists for the tests and benchmarks (feature `test-support`).
 #[cfg(feature = "test-support")]
-pub fn page_sql(backend: super::Backend, query: &PageQuery) -> String {
-    statement_text(backend, query, None)
-}
-
-/// [`page_sql`] as a page that shows `totalCount` runs it: the listing's size read by the same
-/// statement where the status counts answer it.
+mod support;
 #[cfg(feature = "test-support")]
-pub fn counted_page_sql(backend: super::Backend, query: &PageQuery) -> String {
-    statement_text(backend, query, query.total())
-}
-
-/// The page statement as page reads prepare it on PostgreSQL (with `totalCount` when
-/// `counted`): its text with placeholders, and its values as SQL literals, for `PREPARE` and
-/// `EXECUTE`, whose plan is the generic one page reads keep.
-///
-/// Exists for the tests and benchmarks (feature `test-support`).
-#[cfg(feature = "test-support")]
-pub fn prepared_page_sql(query: &PageQuery, counted: bool) -> (String, Vec<String>) {
-    use sea_orm::sea_query::{PostgresQueryBuilder, QueryBuilder};
-    let total = if counted { query.total() } else { None };
-    let (statement, _, _) = super::keyset::page_statement(query, DbBackend::Postgres, total);
-    let values = statement.values.map(|values| values.0).unwrap_or_default();
-    let literals = values
-        .iter()
-        .map(|value| PostgresQueryBuilder.value_to_string(value))
-        .collect();
-    (statement.sql, literals)
-}
-
-#[cfg(feature = "test-support")]
-fn statement_text(
-    backend: super::Backend,
-    query: &PageQuery,
-    total: Option<sea_orm::sea_query::Expr>,
-) -> String {
-    let backend = match backend {
-        super::Backend::Sqlite => sea_orm::DbBackend::Sqlite,
-        super::Backend::Postgres => sea_orm::DbBackend::Postgres,
-    };
-    super::keyset::page_statement(query, backend, total)
-        .0
-        .to_string()
-}
-
-/// The OFFSET form of a page, only as the baseline the pagination benchmark compares against;
-/// the API never pages this way.
-///
-/// Exists for the tests and benchmarks (feature `test-support`).
-#[cfg(feature = "test-support")]
-pub async fn offset_page_for_benchmark(
-    db: &Db,
-    account_id: &str,
-    order: Order,
-    offset: u64,
-    limit: u64,
-) -> Result<Vec<Payment>, DbError> {
-    use sea_orm::QueryOrder;
-    let sql = super::keyset::sql_order(order.direction, false);
-    filtered(account_id, &PaymentFilter::default(), 0)
-        .order_by(key_column(order.field), sql.clone())
-        .order_by(payments::Column::Id, sql)
-        .offset(offset)
-        .limit(limit)
-        .all(db.conn())
-        .await
-        .map_err(DbError::from)
-        .and_then(super::rows::payments)
-}
+pub use support::{counted_page_sql, offset_page_for_benchmark, page_sql, prepared_page_sql};

@@ -2,7 +2,8 @@
 //! it arrives.
 //!
 //! On PostgreSQL the statement runs on the driver of page reads' own pool (whose connections
-//! keep generic plans, see `db/pages.rs`) directly: a page's rows are read from
+//! keep generic plans, see `db/pages.rs`), or of the main pool for a page planned for its
+//! values ([`Planning`]), directly: a page's rows are read from
 //! the connection's stream and each is read into its object at once. Through the ORM's
 //! `query_all`, the driver first collected every row into a vector, which was then copied
 //! into a second vector of the ORM's rows (each the size of the largest driver's row) before
@@ -26,12 +27,25 @@ pub(super) struct Read<T> {
     pub total: Option<QueryResult>,
 }
 
+/// How PostgreSQL plans a page's statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Planning {
+    /// The generic plan page reads keep: prepared once per connection of their own pool.
+    Kept,
+    /// A plan made for the statement's values, each time: run unnamed (which PostgreSQL plans
+    /// at once with the values bound) on the main pool, whose connections choose for
+    /// themselves. For a page whose best walk depends on its values, such as a narrow range
+    /// of amounts, which the amount's index finds where the generic plan walks the account.
+    ForValues,
+}
+
 /// Runs `statement`, which selects at most `limit + 1` rows, and reads each of its first
 /// `limit` rows with `each`; the first row is kept whole when `keep_first` is set (it carries
 /// the listing's total).
 pub(super) async fn read<T>(
     db: &Db,
     statement: Statement,
+    planning: Planning,
     limit: usize,
     keep_first: bool,
     mut each: impl FnMut(&QueryResult) -> Result<T, DbError>,
@@ -54,9 +68,14 @@ pub(super) async fn read<T>(
     };
     match db.conn().get_database_backend() {
         DbBackend::Postgres => {
-            let pool = db.page_reads().get_postgres_connection_pool();
+            let pool = match planning {
+                Planning::Kept => db.page_reads(),
+                Planning::ForValues => db.conn(),
+            }
+            .get_postgres_connection_pool();
             let values = SqlxValues(statement.values.unwrap_or(sea_orm::Values(Vec::new())));
-            let query = sqlx::query_with(AssertSqlSafe(statement.sql.as_str()), values);
+            let query = sqlx::query_with(AssertSqlSafe(statement.sql.as_str()), values)
+                .persistent(planning == Planning::Kept);
             // Run on the pool, the driver's stream takes a connection itself: its checkout
             // (which may have to open a connection) lives in the stream's own allocation, not
             // in this future, which every caller up to the schema's resolver would carry.

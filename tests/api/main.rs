@@ -52,5 +52,6 @@ mod submit_tokens;
 mod subscriptions;
 mod total_count;
 mod trusted_documents;
+mod valued_pages;
 mod webhook_pages;
 mod webhook_secret_roll;

@@ -396,19 +396,9 @@ async fn page_statements_keep_a_generic_plan_postgres() {
     // bound limit gets a generic plan).
     const ROWS: i64 = 20_000;
     const BASE: i64 = 1_767_225_600_000_000;
-    app.db
-        .execute_unprepared(&format!(
-            "ALTER TABLE payments DISABLE TRIGGER payments_counted; \
-             INSERT INTO payments (id, account_id, amount, currency, status, amount_refunded, \
-             source, description, failure_code, failure_message, processor_key, processor_ref, \
-             version, created_at, updated_at) \
-             SELECT 'pay_' || upper(lpad(to_hex(g), 26, '0')), '{alice}', 1000 + g % 5000, \
-             'USD', 'SUCCEEDED', 0, 'tok_visa', NULL, NULL, NULL, 'pk_' || g, 'ch_' || g, 1, \
-             {BASE} + g * 1000, {BASE} + g * 1000 FROM generate_series(1, {ROWS}) AS g; \
-             ALTER TABLE payments ENABLE TRIGGER payments_counted; ANALYZE payments"
-        ))
-        .await
-        .unwrap();
+    app.bulk_succeeded_postgres(&alice, ROWS, "1000 + g % 5000", BASE)
+        .await;
+    app.db.execute_unprepared("ANALYZE payments").await.unwrap();
     // One connection for page reads and one for the rest, so that their prepared statements
     // are the ones looked at.
     let db = Db::connect(&DbConfig {

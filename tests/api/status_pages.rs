@@ -20,30 +20,24 @@ const BASE: i64 = 1_767_225_600_000_000;
 /// as the migration that adds them does) and 12 rare ones among them: 7 failed, 5 refunded.
 async fn skewed(app: &TestApp, backend: Backend) -> (String, String, Vec<Row>) {
     let (account, key) = app.account("Skewed").await;
-    let bulk = match backend {
-        Backend::Postgres => format!(
-            "ALTER TABLE payments DISABLE TRIGGER payments_counted; \
-             INSERT INTO payments (id, account_id, amount, currency, status, amount_refunded, \
-             source, description, failure_code, failure_message, processor_key, processor_ref, \
-             version, created_at, updated_at) \
-             SELECT 'pay_' || upper(lpad(to_hex(g), 26, '0')), '{account}', 1000, 'USD', \
-             'SUCCEEDED', 0, 'tok_visa', NULL, NULL, NULL, 'pk_' || g, 'ch_' || g, 1, \
-             {BASE} + g * 1000, {BASE} + g * 1000 FROM generate_series(1, {BULK}) AS g; \
-             ALTER TABLE payments ENABLE TRIGGER payments_counted; \
-             INSERT INTO payment_counts (account_id, status, bucket, count) \
-             VALUES ('{account}', 'SUCCEEDED', 0, {BULK})"
-        ),
-        Backend::Sqlite => format!(
-            "WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < {BULK}) \
-             INSERT INTO payments (id, account_id, amount, currency, status, amount_refunded, \
-             source, description, failure_code, failure_message, processor_key, processor_ref, \
-             version, created_at, updated_at) \
-             SELECT printf('pay_%026X', n), '{account}', 1000, 'USD', 'SUCCEEDED', 0, \
-             'tok_visa', NULL, NULL, NULL, 'pk_' || n, 'ch_' || n, 1, {BASE} + n * 1000, \
-             {BASE} + n * 1000 FROM g"
-        ),
-    };
-    app.db.execute_unprepared(&bulk).await.unwrap();
+    match backend {
+        Backend::Postgres => {
+            app.bulk_succeeded_postgres(&account, BULK, "1000", BASE)
+                .await
+        }
+        Backend::Sqlite => {
+            let bulk = format!(
+                "WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < {BULK}) \
+                 INSERT INTO payments (id, account_id, amount, currency, status, amount_refunded, \
+                 source, description, failure_code, failure_message, processor_key, processor_ref, \
+                 version, created_at, updated_at) \
+                 SELECT printf('pay_%026X', n), '{account}', 1000, 'USD', 'SUCCEEDED', 0, \
+                 'tok_visa', NULL, NULL, NULL, 'pk_' || n, 'ch_' || n, 1, {BASE} + n * 1000, \
+                 {BASE} + n * 1000 FROM g"
+            );
+            app.db.execute_unprepared(&bulk).await.unwrap();
+        }
+    }
     let rare = (0..12)
         .map(|i| NewPayment {
             account_id: account.clone(),

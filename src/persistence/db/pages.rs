@@ -11,7 +11,9 @@
 //! page's plan is that index, whatever the values, so its connections keep the generic plan.
 //! A page filtered by status walks the account's index by status instead (one walk per
 //! status, merged, see `payment_pages`), whatever the status, once the table's statistics
-//! hold more than one status, as any gateway's do.
+//! hold more than one status, as any gateway's do. A page whose walk depends on its values
+//! (a narrow range of amounts, see `payment_pages::planned_for_values`) is planned for them
+//! each time instead, on the main pool.
 //! Every other statement stays on the main pool, planned as PostgreSQL chooses: some need
 //! their values to use a partial index (the authorization sweeper's `status`). The pool takes
 //! half of the connections the instance is configured for (`DATABASE_MAX_CONNECTIONS`), so an
