@@ -1,6 +1,6 @@
 use std::{future::Future, pin::Pin, sync::Arc};
 
-use futures_util::{FutureExt, StreamExt as _, stream::FuturesUnordered};
+use futures_util::{FutureExt, StreamExt as _, stream::FuturesOrdered};
 use indexmap::IndexMap;
 
 use crate::{
@@ -193,7 +193,11 @@ pub(crate) async fn do_resolve_container<'a>(
     };
 
     if parallel {
-        let mut set = FuturesUnordered::new();
+        // graphpay: the fields are resolved concurrently as before, and their answers taken in
+        // the order the selection set gives them (CollectFields), as the GraphQL spec
+        // serializes them, not in the order they come in: the same request always gets the
+        // same bytes, and the same response key's fields are merged in the same order.
+        let mut set = FuturesOrdered::new();
         set.extend(futures);
         while let Some(field) = set.next().await {
             handle(field);
