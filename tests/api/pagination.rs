@@ -396,7 +396,7 @@ async fn page_statements_keep_a_generic_plan_postgres() {
     // bound limit gets a generic plan).
     const ROWS: i64 = 20_000;
     const BASE: i64 = 1_767_225_600_000_000;
-    app.bulk_succeeded_postgres(&alice, ROWS, "1000 + g % 5000", BASE)
+    app.bulk_succeeded(&alice, ROWS, "1000 + g % 5000", BASE)
         .await;
     app.db.execute_unprepared("ANALYZE payments").await.unwrap();
     // One connection for page reads and one for the rest, so that their prepared statements

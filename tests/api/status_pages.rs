@@ -18,26 +18,9 @@ const BASE: i64 = 1_767_225_600_000_000;
 
 /// An account of `BULK` succeeded payments (written in one statement, its status counts made
 /// as the migration that adds them does) and 12 rare ones among them: 7 failed, 5 refunded.
-async fn skewed(app: &TestApp, backend: Backend) -> (String, String, Vec<Row>) {
+async fn skewed(app: &TestApp) -> (String, String, Vec<Row>) {
     let (account, key) = app.account("Skewed").await;
-    match backend {
-        Backend::Postgres => {
-            app.bulk_succeeded_postgres(&account, BULK, "1000", BASE)
-                .await
-        }
-        Backend::Sqlite => {
-            let bulk = format!(
-                "WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < {BULK}) \
-                 INSERT INTO payments (id, account_id, amount, currency, status, amount_refunded, \
-                 source, description, failure_code, failure_message, processor_key, processor_ref, \
-                 version, created_at, updated_at) \
-                 SELECT printf('pay_%026X', n), '{account}', 1000, 'USD', 'SUCCEEDED', 0, \
-                 'tok_visa', NULL, NULL, NULL, 'pk_' || n, 'ch_' || n, 1, {BASE} + n * 1000, \
-                 {BASE} + n * 1000 FROM g"
-            );
-            app.db.execute_unprepared(&bulk).await.unwrap();
-        }
-    }
+    app.bulk_succeeded(&account, BULK, "1000", BASE).await;
     let rare = (0..12)
         .map(|i| NewPayment {
             account_id: account.clone(),
@@ -79,7 +62,7 @@ fn listing(statuses: &[PaymentStatus], ascending: bool) -> Listing {
 
 async fn walks_are_exact(backend: Backend) {
     let app = TestApp::spawn(backend).await;
-    let (_, key, rows) = skewed(&app, backend).await;
+    let (_, key, rows) = skewed(&app).await;
     use PaymentStatus::{Failed, Pending, Refunded};
     for statuses in [
         &[Failed, Refunded][..],
@@ -121,7 +104,7 @@ async fn pages_of_rare_statuses_walk_exactly_postgres() {
 async fn pages_of_rare_statuses_read_each_status_through_its_index_postgres() {
     use PaymentStatus::{Failed, Pending, Refunded, Succeeded};
     let app = TestApp::spawn(Backend::Postgres).await;
-    let (account, _, _) = skewed(&app, Backend::Postgres).await;
+    let (account, _, _) = skewed(&app).await;
     // One connection for page reads, so that a statement prepared on it is there to run.
     let db = Db::connect(&DbConfig {
         max_connections: 2,

@@ -1,21 +1,26 @@
-//! Pages whose best walk depends on their filter's values (an amount, a reference) are
-//! planned by PostgreSQL for those values, each time: one amount in 20,000 is
-//! found through the amount's index, where the generic plan that page reads keep walks the
-//! whole account in creation order to find it.
+//! Pages filtered by amount on an account whose payments almost all have other amounts. On
+//! PostgreSQL, pages whose best walk depends on their filter's values (an amount, a
+//! reference) are planned for those values, each time: one amount in 20,000 is found through
+//! the amount's index, where the generic plan that page reads keep walks the whole account in
+//! creation order to find it. On SQLite, which keeps no statistics of values, one amount is
+//! read through that index and any other range walks the account in creation order, never
+//! reading and sorting every payment of the range. Every walk, forward and backward, is exact.
 
 use std::time::{Duration, Instant};
 
 use graphpay::domain::currency::Currency;
+use graphpay::domain::money::MinorUnits;
 use graphpay::domain::paging::{Order, PageSize, PaymentFilter, SortField};
 use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
 use graphpay::persistence::payment_pages::{
-    PageQuery, PaymentColumns, planned_for_values, prepared_page_sql,
+    PageQuery, PaymentColumns, page_sql, planned_for_values, prepared_page_sql,
 };
+use graphpay::persistence::payments::NewPayment;
 use graphpay::persistence::{Db, DbConfig};
 use serde_json::json;
 
-use crate::helpers::{Backend, TestApp};
+use crate::helpers::{Backend, Listing, Row, TestApp, insert_rows, walk_both_ways};
 
 const BULK: i64 = 20_000;
 const BASE: i64 = 1_767_225_600_000_000;
@@ -23,17 +28,127 @@ const BASE: i64 = 1_767_225_600_000_000;
 const RARE: i64 = 777;
 
 /// An account of `BULK` payments of 1,000 to 5,999 and 6 of [`RARE`] among them, with the
-/// table's statistics made.
-async fn account_with_a_rare_amount(app: &TestApp) -> (String, String) {
+/// table's statistics made; the rare payments as rows.
+async fn account_with_a_rare_amount(app: &TestApp) -> (String, String, Vec<Row>) {
     let (account, key) = app.account("Amounts").await;
-    app.bulk_succeeded_postgres(&account, BULK, "1000 + g % 5000", BASE)
+    app.bulk_succeeded(&account, BULK, "1000 + g % 5000", BASE)
         .await;
-    for i in 0..6 {
-        let created_at = Timestamp::from_micros(BASE + (1 + i) * 2_000_000 + 1);
-        app.insert_payment(&account, RARE, created_at).await;
-    }
+    let rare = (0..6)
+        .map(|i| NewPayment {
+            account_id: account.clone(),
+            amount: MinorUnits::parse(RARE).expect("an amount"),
+            currency: Currency::parse("USD").expect("a currency"),
+            source: "tok_visa".to_string(),
+            description: None,
+            reference: None,
+            metadata: Default::default(),
+            status: PaymentStatus::Succeeded,
+            capture_method: Default::default(),
+            return_url: None,
+            // Spread through the bulk's times, two of them at the same microsecond.
+            created_at: Timestamp::from_micros(BASE + (1 + i.min(4)) * 2_000_000 + 1),
+        })
+        .collect();
+    let rows = insert_rows(app, rare).await;
     app.db.execute_unprepared("ANALYZE payments").await.unwrap();
-    (account, key)
+    (account, key, rows)
+}
+
+/// Pages of the rare amount: exactly it, a narrow range around it, and everything below the
+/// bulk's amounts; newest and oldest first and by amount, forward and backward.
+async fn walks_are_exact(backend: Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (_, key, rows) = account_with_a_rare_amount(&app).await;
+    for (amount_min, amount_max) in [
+        (Some(RARE), Some(RARE)),
+        (Some(RARE - 77), Some(RARE + 23)),
+        (None, Some(999)),
+    ] {
+        for (by_amount, ascending) in [(false, false), (false, true), (true, false)] {
+            let listing = Listing {
+                amount_min,
+                amount_max,
+                by_amount,
+                ascending,
+                ..Listing::default()
+            };
+            for size in [1, 4] {
+                walk_both_ways(&app, &key, &listing, &rows, size).await;
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn pages_of_a_rare_amount_walk_exactly_sqlite() {
+    walks_are_exact(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(pg_tests),
+    ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run"
+)]
+async fn pages_of_a_rare_amount_walk_exactly_postgres() {
+    walks_are_exact(Backend::Postgres).await;
+}
+
+/// SQLite's plans for pages filtered by amount in creation order: one amount through the
+/// amount's index; a range, however wide, by walking the account in order, with no step that
+/// sorts what the range holds. In the order of amounts, the amount's index, unsorted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sqlite_reads_one_amount_by_its_index_and_walks_a_range_in_order() {
+    let app = TestApp::spawn(Backend::Sqlite).await;
+    let (account, _, _) = account_with_a_rare_amount(&app).await;
+    let query = |amount_min: Option<i64>, amount_max: Option<i64>, field: SortField| PageQuery {
+        account_id: account.clone(),
+        filter: PaymentFilter {
+            amount_min,
+            amount_max,
+            ..PaymentFilter::default()
+        },
+        order: Order {
+            field,
+            ..Order::default()
+        },
+        size: PageSize::First(50),
+        after: None,
+        before: None,
+        columns: PaymentColumns::LISTING,
+    };
+    let db = &app.db;
+    let plan = |query: PageQuery| async move {
+        let sql = page_sql(graphpay::persistence::Backend::Sqlite, &query);
+        let plan = db
+            .query_text(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .await
+            .unwrap();
+        let plan = plan.concat().join(" ");
+        format!("{sql}\n{plan}")
+    };
+    let exact = plan(query(Some(RARE), Some(RARE), SortField::CreatedAt)).await;
+    assert!(
+        exact.contains("USING INDEX idx_payments_account_amount"),
+        "{exact}"
+    );
+    for (min, max) in [
+        (Some(1), None),
+        (None, Some(999)),
+        (Some(1), Some(99_999_999)),
+    ] {
+        let range = plan(query(min, max, SortField::CreatedAt)).await;
+        assert!(
+            range.contains("USING INDEX idx_payments_account_created"),
+            "{range}"
+        );
+        assert!(!range.contains("TEMP B-TREE"), "{range}");
+        let by_amount = plan(query(min, max, SortField::Amount)).await;
+        assert!(
+            by_amount.contains("USING INDEX idx_payments_account_amount"),
+            "{by_amount}"
+        );
+        assert!(!by_amount.contains("TEMP B-TREE"), "{by_amount}");
+    }
 }
 
 /// Scans of the test's own `index` that PostgreSQL has counted so far.
@@ -55,7 +170,7 @@ async fn scans_of(db: &Db, index: &str) -> i64 {
 )]
 async fn a_page_of_a_rare_amount_is_found_through_the_amount_index_postgres() {
     let app = TestApp::spawn(Backend::Postgres).await;
-    let (account, key) = account_with_a_rare_amount(&app).await;
+    let (account, key, _) = account_with_a_rare_amount(&app).await;
 
     // The premise: the generic plan page reads keep, made without the values, walks the
     // account in creation order and tests every payment's amount.

@@ -340,32 +340,37 @@ impl TestApp {
             .expect("payments stored")
     }
 
-    /// Stores `rows` succeeded USD payments of `account_id` in one statement, on PostgreSQL:
-    /// the `g`th (from 1) created `g` ms after `base` (microseconds), of `amount_sql` (an
-    /// expression of `g`), with the account's status counts made as the migration that adds
-    /// them does, not by the trigger once per row.
-    pub async fn bulk_succeeded_postgres(
-        &self,
-        account_id: &str,
-        rows: i64,
-        amount_sql: &str,
-        base: i64,
-    ) {
-        assert_eq!(self.backend(), Backend::Postgres);
-        self.db
-            .execute_unprepared(&format!(
+    /// Stores `rows` succeeded USD payments of `account_id` in one statement: payment `g`
+    /// (counted from one) created `g` ms after `base` (microseconds), of `amount_sql` (an
+    /// expression of `g`).
+    /// On PostgreSQL the account's status counts are made as the migration that adds them
+    /// does, not by the trigger once per row.
+    pub async fn bulk_succeeded(&self, account_id: &str, rows: i64, amount_sql: &str, base: i64) {
+        const COLUMNS: &str = "id, account_id, amount, currency, status, amount_refunded, \
+            source, description, failure_code, failure_message, processor_key, processor_ref, \
+            version, created_at, updated_at";
+        let values = format!(
+            "'{account_id}', {amount_sql}, 'USD', 'SUCCEEDED', 0, 'tok_visa', NULL, NULL, NULL, \
+             'pk_' || g, 'ch_' || g, 1, {base} + g * 1000, {base} + g * 1000"
+        );
+        let sql = match self.backend() {
+            Backend::Postgres => format!(
                 "ALTER TABLE payments DISABLE TRIGGER payments_counted; \
-                 INSERT INTO payments (id, account_id, amount, currency, status, \
-                 amount_refunded, source, description, failure_code, failure_message, \
-                 processor_key, processor_ref, version, created_at, updated_at) \
-                 SELECT 'pay_' || upper(lpad(to_hex(g), 26, '0')), '{account_id}', \
-                 {amount_sql}, 'USD', 'SUCCEEDED', 0, 'tok_visa', NULL, NULL, NULL, 'pk_' || g, \
-                 'ch_' || g, 1, {base} + g * 1000, {base} + g * 1000 \
+                 INSERT INTO payments ({COLUMNS}) \
+                 SELECT 'pay_' || upper(lpad(to_hex(g), 26, '0')), {values} \
                  FROM generate_series(1, {rows}) AS g; \
                  ALTER TABLE payments ENABLE TRIGGER payments_counted; \
                  INSERT INTO payment_counts (account_id, status, bucket, count) \
                  VALUES ('{account_id}', 'SUCCEEDED', 0, {rows})"
-            ))
+            ),
+            Backend::Sqlite => format!(
+                "WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < {rows}) \
+                 INSERT INTO payments ({COLUMNS}) \
+                 SELECT printf('pay_%026X', g), {values} FROM s"
+            ),
+        };
+        self.db
+            .execute_unprepared(&sql)
             .await
             .expect("payments stored");
     }
