@@ -193,7 +193,8 @@ impl PageQuery {
     /// payments). One amount (`amountMin` equal to `amountMax`) is a look-up, read through
     /// that index; any other range walks the account in creation order, which stops at the
     /// page's end: at once for a range most payments are in, after the whole account for one
-    /// that none are in (about 0.2 s on 300,000 payments), as a rare currency's page does.
+    /// that none are in (0.25-0.75 s on 300,000 payments, where the amount's index took
+    /// 10 ms), as a rare currency's page does.
     /// (PostgreSQL plans such a page for its values, see [`planned_for_values`].)
     fn amount_terms(&self, backend: DbBackend) -> Option<AmountTerms> {
         let PaymentFilter {
