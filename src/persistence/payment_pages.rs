@@ -191,7 +191,8 @@ impl PageQuery {
     /// amounts narrow, so it read every payment of the range through the amount's index and
     /// sorted them all (about 1 s for a page of `amountMin: 1` on an account of 300,000
     /// payments). One amount (`amountMin` equal to `amountMax`) is a look-up, read through
-    /// that index; any other range walks the account in creation order, which stops at the
+    /// that index (and sorted: an amount most payments share, as a shop of one price has,
+    /// costs what a range did); any other range walks the account in creation order, which stops at the
     /// page's end: at once for a range most payments are in, after the whole account for one
     /// that none are in (0.25-0.75 s on 300,000 payments, where the amount's index took
     /// 10 ms), as a rare currency's page does.
@@ -223,13 +224,14 @@ impl PageQuery {
 /// Whether a page's walk depends on the values of its filter, so that PostgreSQL must plan it
 /// for them: one amount in a million is found by the amount's index, a common one by walking
 /// the account in order, and the generic plan, made without the values, walks the account
-/// for both, testing every payment. So is a page filtered by amount or reference, and one
-/// filtered by status, time or metadata in the order of amounts. In creation order, a page of
-/// the whole account, of a time range, of statuses (each walked by its own index, see
+/// for both, testing every payment. So is a page filtered by amount, and one filtered by
+/// status, time or metadata in the order of amounts. In creation order, a page of the whole
+/// account, of a time range, of statuses (each walked by its own index, see
 /// [`Keyset::parts`]) or of a metadata entry (walked by its rows) is one walk whatever the
-/// values. So is a page of a currency, which no index holds: planned for a rare one,
-/// PostgreSQL walks the account all the same, in parallel workers, which a page of 50 rows
-/// should not take from the requests beside it.
+/// values; a page of a reference is read through the index of references whatever it is, in
+/// either order. So is a page of a currency walked the same way whatever it is: no index holds
+/// currencies, and planned for a rare one PostgreSQL walks the account all the same, in
+/// parallel workers, which a page of 50 rows should not take from the requests beside it.
 pub fn planned_for_values(filter: &PaymentFilter, field: SortField) -> bool {
     let PaymentFilter {
         statuses,
@@ -238,10 +240,10 @@ pub fn planned_for_values(filter: &PaymentFilter, field: SortField) -> bool {
         created_before,
         amount_min,
         amount_max,
-        reference,
+        reference: _,
         metadata,
     } = filter;
-    let by_value = amount_min.is_some() || amount_max.is_some() || reference.is_some();
+    let by_value = amount_min.is_some() || amount_max.is_some();
     let walked_otherwise = !statuses.is_empty()
         || created_after.is_some()
         || created_before.is_some()

@@ -30,12 +30,16 @@ pub(super) struct Read<T> {
 /// How PostgreSQL plans a page's statement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Planning {
-    /// The generic plan page reads keep: prepared once per connection of their own pool.
+    /// The generic plan page reads keep: prepared once per connection of their own pool (the
+    /// main pool's where there is none). A page's probe for the other direction stays a
+    /// prepared statement of the main pool.
     Kept,
-    /// A plan made for the statement's values, each time: run unnamed (which PostgreSQL plans
-    /// at once with the values bound) on the main pool, whose connections choose for
-    /// themselves. For a page whose best walk depends on its values, such as a narrow range
-    /// of amounts, which the amount's index finds where the generic plan walks the account.
+    /// A plan made for the statement's values, each time: run unnamed on the main pool, which
+    /// PostgreSQL plans with the values bound, unless the server is set to force generic
+    /// plans (`plan_cache_mode`), which no page then escapes. Such texts are never prepared
+    /// by name on that pool. It costs a planning and one more round trip (parse, then bind).
+    /// For a page whose best walk depends on its values, such as a narrow range of amounts,
+    /// which the amount's index finds where the generic plan walks the account.
     ForValues,
 }
 

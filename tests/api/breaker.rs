@@ -114,7 +114,7 @@ async fn a_processor_killed_and_restarted_under_retrying_clients_resolves_every_
     let client = |i: usize| {
         let (app_address, key, errors) = (app.address.clone(), key.clone(), errors.clone());
         tokio::spawn(async move {
-            let give_up = Instant::now() + Duration::from_secs(60);
+            let give_up = Instant::now() + Duration::from_secs(120);
             let mut answers = Vec::new();
             loop {
                 let body = post_on_new_connection(
@@ -145,13 +145,13 @@ async fn a_processor_killed_and_restarted_under_retrying_clients_resolves_every_
     // have answered them all before any later moment.
     processor.kill();
     // However slowly the gateway reaches the processor on a busy host, the outage lasts until
-    // a client has been refused, and then for longer than a cool-down, so that the circuit
-    // opens and refuses calls while the clients keep sending.
+    // a client has been answered with an error, and then for longer than a cool-down, so that
+    // the circuit opens and refuses calls while the clients keep sending.
     let waiting = Instant::now();
     while errors.load(Ordering::SeqCst) == 0 {
         assert!(
             waiting.elapsed() < Duration::from_secs(60),
-            "no client was refused in a minute of the processor's outage"
+            "no client was answered with an error in a minute of the processor's outage"
         );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
@@ -159,11 +159,9 @@ async fn a_processor_killed_and_restarted_under_retrying_clients_resolves_every_
     let _restarted = SandboxProcess::start(port, &db.url);
 
     let mut payments: HashMap<usize, Value> = HashMap::new();
-    let mut errors_seen = 0;
     for task in clients {
         let (i, payment, answers) = task.await.unwrap();
         for body in answers.iter().filter(|b| b.get("errors").is_some()) {
-            errors_seen += 1;
             let code = first_error_code(body);
             assert!(
                 code == "PROCESSOR_UNAVAILABLE" || code == "REQUEST_IN_PROGRESS",
@@ -179,7 +177,6 @@ async fn a_processor_killed_and_restarted_under_retrying_clients_resolves_every_
         assert_eq!(payment["status"], "SUCCEEDED", "burst-{i}: {payment}");
         payments.insert(i, payment);
     }
-    assert!(errors_seen > 0, "the kill hit the burst");
     let ids: HashSet<&str> = payments
         .values()
         .map(|p| p["id"].as_str().unwrap())

@@ -26,9 +26,10 @@ pub fn counted_page_sql(backend: super::super::Backend, query: &PageQuery) -> St
     statement_text(backend, query, query.total())
 }
 
-/// The page statement as page reads prepare it on PostgreSQL (with `totalCount` when
-/// `counted`): its text with placeholders, and its values as SQL literals, for `PREPARE` and
-/// `EXECUTE`, whose plan is the generic one page reads keep.
+/// The page statement as page reads run it on PostgreSQL (with `totalCount` when `counted`):
+/// its text with placeholders, and its values as SQL literals, for `PREPARE` and `EXECUTE`;
+/// prepared on page reads' own connection, its plan is the generic one they keep (which a page
+/// planned for its values does not use, see `planned_for_values`).
 ///
 /// Exists for the tests and benchmarks (feature `test-support`).
 pub fn prepared_page_sql(query: &PageQuery, counted: bool) -> (String, Vec<String>) {

@@ -361,7 +361,9 @@ impl TestApp {
                  FROM generate_series(1, {rows}) AS g; \
                  ALTER TABLE payments ENABLE TRIGGER payments_counted; \
                  INSERT INTO payment_counts (account_id, status, bucket, count) \
-                 VALUES ('{account_id}', 'SUCCEEDED', 0, {rows})"
+                 VALUES ('{account_id}', 'SUCCEEDED', 0, {rows}) \
+                 ON CONFLICT (account_id, status, bucket) \
+                 DO UPDATE SET count = payment_counts.count + excluded.count"
             ),
             Backend::Sqlite => format!(
                 "WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < {rows}) \
