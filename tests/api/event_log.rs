@@ -7,8 +7,6 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use futures_util::SinkExt;
-use graphpay::domain::currency::Currency;
-use graphpay::domain::money::MinorUnits;
 use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
 use graphpay::persistence::payments::NewPayment;
@@ -19,7 +17,7 @@ use crate::feed::create_once_reachable;
 use crate::helpers::{
     Answer, Backend, OwnCluster, Receiver, Socket, TestApp, connect, connect_to, create,
     created_id, first_error_code, input, next_message, on_both_backends, on_both_backends_fn,
-    refund,
+    refund, usd_payment,
 };
 
 const EVENTS: &str =
@@ -85,19 +83,12 @@ pub(crate) async fn until_events(app: &TestApp, key: &str, filter: Value, n: usi
 }
 
 fn stored(account_id: &str, i: i64) -> NewPayment {
-    NewPayment {
-        account_id: account_id.to_string(),
-        amount: MinorUnits::parse(100 + i).unwrap(),
-        currency: Currency::parse("USD").unwrap(),
-        source: "tok_visa".to_string(),
-        description: None,
-        reference: None,
-        metadata: Default::default(),
-        status: PaymentStatus::Succeeded,
-        capture_method: Default::default(),
-        return_url: None,
-        created_at: Timestamp::now(),
-    }
+    usd_payment(
+        account_id,
+        100 + i,
+        PaymentStatus::Succeeded,
+        Timestamp::now(),
+    )
 }
 
 /// Starts `events` on `socket` as subscription `id`.

@@ -387,8 +387,8 @@ on_both_backends! {
 )]
 async fn page_statements_keep_a_generic_plan_postgres() {
     use graphpay::domain::paging::{Order, PageSize, PaymentFilter, Position};
+    use graphpay::persistence::Db;
     use graphpay::persistence::payment_pages::{PageQuery, PaymentColumns, exists_behind, fetch};
-    use graphpay::persistence::{Db, DbConfig};
 
     let app = TestApp::spawn(Backend::Postgres).await;
     let (alice, _) = app.account("Alice").await;
@@ -401,12 +401,7 @@ async fn page_statements_keep_a_generic_plan_postgres() {
     app.db.execute_unprepared("ANALYZE payments").await.unwrap();
     // One connection for page reads and one for the rest, so that their prepared statements
     // are the ones looked at.
-    let db = Db::connect(&DbConfig {
-        max_connections: 2,
-        ..app.db_config.clone()
-    })
-    .await
-    .unwrap();
+    let db = app.two_connections().await;
     let query = PageQuery {
         account_id: alice.clone(),
         filter: PaymentFilter::default(),

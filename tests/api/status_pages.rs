@@ -6,11 +6,10 @@
 use graphpay::domain::paging::{Order, PageSize, PaymentFilter, Position};
 use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
+use graphpay::persistence::Db;
 use graphpay::persistence::payment_pages::{PageQuery, PaymentColumns, prepared_page_sql};
-use graphpay::persistence::payments::NewPayment;
-use graphpay::persistence::{Db, DbConfig};
 
-use crate::helpers::{Backend, Listing, Row, TestApp, insert_rows, walk_both_ways};
+use crate::helpers::{Backend, Listing, Row, TestApp, insert_rows, usd_payment, walk_both_ways};
 
 /// The bulk of the account: 20,000 succeeded payments, one a millisecond from `BASE`.
 const BULK: i64 = 20_000;
@@ -22,23 +21,15 @@ async fn skewed(app: &TestApp) -> (String, String, Vec<Row>) {
     let (account, key) = app.account("Skewed").await;
     app.bulk_succeeded(&account, BULK, "1000", BASE).await;
     let rare = (0..12)
-        .map(|i| NewPayment {
-            account_id: account.clone(),
-            amount: graphpay::domain::money::MinorUnits::parse(500).expect("an amount"),
-            currency: graphpay::domain::currency::Currency::parse("USD").expect("a currency"),
-            source: "tok_visa".to_string(),
-            description: None,
-            reference: None,
-            metadata: Default::default(),
-            status: if i % 2 == 0 && i < 10 {
+        .map(|i| {
+            let status = if i % 2 == 0 && i < 10 {
                 PaymentStatus::Refunded
             } else {
                 PaymentStatus::Failed
-            },
-            capture_method: Default::default(),
-            return_url: None,
+            };
             // Spread through the bulk's times, two of them at the same microsecond.
-            created_at: Timestamp::from_micros(BASE + (1 + i.min(10)) * 1_700_000 + 1),
+            let created_at = Timestamp::from_micros(BASE + (1 + i.min(10)) * 1_700_000 + 1);
+            usd_payment(&account, 500, status, created_at)
         })
         .collect();
     let rows = insert_rows(app, rare).await;
@@ -106,12 +97,7 @@ async fn pages_of_rare_statuses_read_each_status_through_its_index_postgres() {
     let app = TestApp::spawn(Backend::Postgres).await;
     let (account, _, _) = skewed(&app).await;
     // One connection for page reads, so that a statement prepared on it is there to run.
-    let db = Db::connect(&DbConfig {
-        max_connections: 2,
-        ..app.db_config.clone()
-    })
-    .await
-    .unwrap();
+    let db = app.two_connections().await;
     let reads = db.as_page_reads();
     let query = |statuses: &[PaymentStatus], after: Option<Position>| PageQuery {
         account_id: account.clone(),

@@ -9,18 +9,16 @@
 use std::time::{Duration, Instant};
 
 use graphpay::domain::currency::Currency;
-use graphpay::domain::money::MinorUnits;
 use graphpay::domain::paging::{Order, PageSize, PaymentFilter, SortField};
 use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
+use graphpay::persistence::Db;
 use graphpay::persistence::payment_pages::{
     PageQuery, PaymentColumns, page_sql, planned_for_values, prepared_page_sql,
 };
-use graphpay::persistence::payments::NewPayment;
-use graphpay::persistence::{Db, DbConfig};
 use serde_json::json;
 
-use crate::helpers::{Backend, Listing, Row, TestApp, insert_rows, walk_both_ways};
+use crate::helpers::{Backend, Listing, Row, TestApp, insert_rows, usd_payment, walk_both_ways};
 
 const BULK: i64 = 20_000;
 const BASE: i64 = 1_767_225_600_000_000;
@@ -34,19 +32,10 @@ async fn account_with_a_rare_amount(app: &TestApp) -> (String, String, Vec<Row>)
     app.bulk_succeeded(&account, BULK, "1000 + g % 5000", BASE)
         .await;
     let rare = (0..6)
-        .map(|i| NewPayment {
-            account_id: account.clone(),
-            amount: MinorUnits::parse(RARE).expect("an amount"),
-            currency: Currency::parse("USD").expect("a currency"),
-            source: "tok_visa".to_string(),
-            description: None,
-            reference: None,
-            metadata: Default::default(),
-            status: PaymentStatus::Succeeded,
-            capture_method: Default::default(),
-            return_url: None,
+        .map(|i| {
             // Spread through the bulk's times, two of them at the same microsecond.
-            created_at: Timestamp::from_micros(BASE + (1 + i.min(4)) * 2_000_000 + 1),
+            let created_at = Timestamp::from_micros(BASE + (1 + i.min(4)) * 2_000_000 + 1);
+            usd_payment(&account, RARE, PaymentStatus::Succeeded, created_at)
         })
         .collect();
     let rows = insert_rows(app, rare).await;
@@ -192,12 +181,7 @@ async fn a_page_of_a_rare_amount_is_found_through_the_amount_index_postgres() {
 
     // The premise: the generic plan page reads keep, made without the values, walks the
     // account in creation order and tests every payment's amount.
-    let db = Db::connect(&DbConfig {
-        max_connections: 2,
-        ..app.db_config.clone()
-    })
-    .await
-    .unwrap();
+    let db = app.two_connections().await;
     let query = PageQuery {
         account_id: account.clone(),
         filter: PaymentFilter {

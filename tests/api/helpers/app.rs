@@ -315,19 +315,7 @@ impl TestApp {
     ) -> Payment {
         payments::insert(
             &self.db,
-            NewPayment {
-                account_id: account_id.to_string(),
-                amount: graphpay::domain::money::MinorUnits::parse(amount).expect("an amount"),
-                currency: graphpay::domain::currency::Currency::parse("USD").expect("a currency"),
-                source: "tok_visa".to_string(),
-                description: None,
-                reference: None,
-                metadata: Default::default(),
-                status: PaymentStatus::Succeeded,
-                capture_method: Default::default(),
-                return_url: None,
-                created_at,
-            },
+            super::usd_payment(account_id, amount, PaymentStatus::Succeeded, created_at),
         )
         .await
         .expect("payment stored")
@@ -375,6 +363,17 @@ impl TestApp {
             .execute_unprepared(&sql)
             .await
             .expect("payments stored");
+    }
+
+    /// A handle on this gateway's database with one connection for page reads and one for the
+    /// rest, so that a statement prepared on either is the one run there next.
+    pub async fn two_connections(&self) -> Db {
+        Db::connect(&DbConfig {
+            max_connections: 2,
+            ..self.db_config.clone()
+        })
+        .await
+        .expect("connected")
     }
 
     /// Posts a GraphQL request; returns the HTTP status and the JSON body.

@@ -231,6 +231,29 @@ pub async fn walk_both_ways(app: &TestApp, key: &str, listing: &Listing, rows: &
     assert_eq!(back, expected, "forward and backward walks agree");
 }
 
+/// A payment of `amount` USD cents by `tok_visa`, in `status`, created at `created_at`, for a
+/// test to store directly.
+pub fn usd_payment(
+    account_id: &str,
+    amount: i64,
+    status: PaymentStatus,
+    created_at: Timestamp,
+) -> NewPayment {
+    NewPayment {
+        account_id: account_id.to_string(),
+        amount: graphpay::domain::money::MinorUnits::parse(amount).expect("an amount"),
+        currency: graphpay::domain::currency::Currency::parse("USD").expect("a currency"),
+        source: "tok_visa".to_string(),
+        description: None,
+        reference: None,
+        metadata: Default::default(),
+        status,
+        capture_method: Default::default(),
+        return_url: None,
+        created_at,
+    }
+}
+
 /// Stores `new` and returns the rows as a listing expects them, in insertion order.
 pub async fn insert_rows(app: &TestApp, new: Vec<NewPayment>) -> Vec<Row> {
     let ids = app.insert_payments(new.clone()).await;
