@@ -110,26 +110,15 @@ pub enum AccountCommand {
 }
 
 /// The runtime a command runs on: as many threads as `serve --worker-threads` asks for;
-/// unset, one per CPU core, less one for a database server on this host. Other commands: one
-/// per core.
+/// unset, one per CPU core, as for every other command.
 pub fn runtime(cli: &Cli) -> std::io::Result<tokio::runtime::Runtime> {
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     builder.enable_all();
     if let Command::Serve(args) = &cli.command {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        builder.worker_threads(match args.worker_threads {
-            Some(threads) => usize::from(threads),
-            None => default_worker_threads(cores, args.database.database_server_on_this_host()),
-        });
+        builder.worker_threads(args.worker_threads.map_or(cores, usize::from));
     }
     builder.build()
-}
-
-/// One worker thread per core, less the one a database server on this host keeps; at least
-/// one.
-fn default_worker_threads(cores: usize, database_server_on_this_host: bool) -> usize {
-    let kept = usize::from(database_server_on_this_host);
-    cores.saturating_sub(kept).max(1)
 }
 
 /// Runs a parsed command line; the error is printed by `main`.
@@ -266,18 +255,4 @@ pub(crate) async fn open(database: &DatabaseArgs) -> Result<Db, String> {
         .await
         .map_err(|e| e.to_string())?
         .with_sealer(sealer))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::default_worker_threads;
-
-    #[test]
-    fn a_database_server_on_this_host_keeps_a_core_and_at_least_one_thread_answers() {
-        assert_eq!(default_worker_threads(2, true), 1);
-        assert_eq!(default_worker_threads(16, true), 15);
-        assert_eq!(default_worker_threads(1, true), 1);
-        assert_eq!(default_worker_threads(2, false), 2);
-        assert_eq!(default_worker_threads(1, false), 1);
-    }
 }

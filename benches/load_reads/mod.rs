@@ -306,19 +306,21 @@ fn measure(
 
     let bodies = Bodies::write(schema, &id_of(rows))?;
     let dash = "-".to_string();
-    // The gateway as it starts by default (a thread per core less the one PostgreSQL, on this
-    // host, keeps), then the documents the dashboard sends and the first page again with a
-    // thread per core (`--worker-threads` the number of cores), on the cores it shares with
-    // PostgreSQL and wrk.
+    // The gateway as it starts by default (a thread per core), then the documents the
+    // dashboard sends and the first page again with a core left to PostgreSQL and wrk, on this
+    // host (`--worker-threads` one fewer than the cores, at least one).
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let per_core = [
+    let core_left = [
         env.clone(),
-        vec![("GRAPHPAY_WORKER_THREADS", cores.to_string())],
+        vec![(
+            "GRAPHPAY_WORKER_THREADS",
+            cores.saturating_sub(1).max(1).to_string(),
+        )],
     ]
     .concat();
     for (threads, env, every_document) in [
         ("", &env, true),
-        (", a worker thread per core", &per_core, false),
+        (", a core left to PostgreSQL", &core_left, false),
     ] {
         for &c in concurrency {
             let gateway = start_gateway(env)?;

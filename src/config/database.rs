@@ -101,12 +101,6 @@ impl DatabaseArgs {
         }
     }
 
-    /// Whether the database is a server on this host, whose processes share its CPU cores
-    /// with the gateway (see [`crate::persistence::server_on_this_host`]).
-    pub fn database_server_on_this_host(&self) -> bool {
-        crate::persistence::server_on_this_host(&self.database_url)
-    }
-
     pub fn db_config(&self) -> DbConfig {
         DbConfig {
             url: self.database_url.clone(),

@@ -20,11 +20,9 @@ pub struct ServeArgs {
     #[arg(long, env = "GRAPHPAY_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
 
-    /// Threads that answer requests; unset, one per CPU core, less one when the database is
-    /// a server on this host (PostgreSQL at a loopback address or Unix socket), which then
-    /// keeps a core of its own. Where the database shares the gateway's cores, fewer
-    /// threads than cores spend less CPU per request: the threads are preempted, wake and
-    /// steal work from each other less (measured in `docs/benchmarks/reads.md`).
+    /// Threads that answer requests; unset, one per CPU core, also where a database server
+    /// shares those cores: measured in `docs/benchmarks/reads.md`, a thread per core answered
+    /// more pages, sooner, for no more CPU per page than one core less.
     #[arg(long, env = "GRAPHPAY_WORKER_THREADS", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub worker_threads: Option<u16>,
 
