@@ -242,6 +242,7 @@ fn page_query(account_id: &str, order: Order, after: Option<Position>) -> PageQu
         after,
         before: None,
         columns: PaymentColumns::ALL,
+        amount_range_size: None,
     }
 }
 

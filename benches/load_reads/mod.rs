@@ -249,6 +249,7 @@ fn measure(
                 before: None,
                 // What the gateway reads for the selection the load sends.
                 columns: PaymentColumns::LISTING,
+                amount_range_size: None,
             },
         );
         for (label, filter) in [
@@ -265,6 +266,7 @@ fn measure(
                     after: None,
                     before: None,
                     columns: PaymentColumns::LISTING,
+                    amount_range_size: None,
                 },
             );
             let plan = db
@@ -286,6 +288,7 @@ fn measure(
             after: None,
             before: None,
             columns,
+            amount_range_size: None,
         };
         let listed = PaymentColumns::LISTING
             .with(PaymentDetail::Description)

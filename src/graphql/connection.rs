@@ -148,6 +148,9 @@ pub async fn payments(
         },
         |_| 1,
     );
+    let amount_range_size = payment_pages::amount_range_size(db, account_id, &filter, order.field)
+        .await
+        .map_err(ApiError::from)?;
     let query = PageQuery {
         account_id: account_id.to_string(),
         after: position(codec, listing, args.after)?,
@@ -156,6 +159,7 @@ pub async fn payments(
         order,
         size,
         columns,
+        amount_range_size,
     };
     // `totalCount` comes with the page's own statement where the status counts answer it.
     let page = if counted {

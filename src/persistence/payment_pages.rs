@@ -31,6 +31,10 @@ pub struct PageQuery {
     pub before: Option<Position>,
     /// What the page's reader shows of each payment.
     pub columns: PaymentColumns,
+    /// On SQLite, in creation order, how many of the account's payments the filter's amount
+    /// range holds, counted up to [`AMOUNT_RANGE_COUNTED`] ([`amount_range_size`]): it decides
+    /// how the page finds them. `None` when not counted.
+    pub amount_range_size: Option<u64>,
 }
 
 impl Keyset for PageQuery {
@@ -119,6 +123,12 @@ impl Keyset for PageQuery {
     fn key_expr(&self) -> Expr {
         match self.walked_entry() {
             Some(_) => Expr::col((Alias::new(WALKED), payment_metadata::Column::CreatedAt)),
+            // A range counted sparse is read through the amount's index and sorted: its order
+            // is not taken from the index of creation times (`+`), which SQLite, told of one
+            // bound only, would walk instead.
+            None if self.counted_sparse() => {
+                Expr::cust_with_expr("+?", Expr::col(self.key_column().into_column_ref()))
+            }
             None => Expr::col(self.key_column().into_column_ref()),
         }
     }
@@ -188,27 +198,26 @@ const WALKED: &str = "walked";
 impl PageQuery {
     /// How a page's amount bounds are written for SQLite, the embedded database, in creation
     /// order. It keeps no statistics of values, and even with `ANALYZE`'s reckons any range of
-    /// amounts narrow, so it read every payment of the range through the amount's index and
-    /// sorted them all (about 1 s for a page of `amountMin: 1` on an account of 300,000
-    /// payments). One amount (`amountMin` equal to `amountMax`) is a look-up, read through
-    /// that index (and sorted: an amount most payments share, as a shop of one price has,
-    /// costs what a range did); any other range walks the account in creation order, which stops at the
-    /// page's end: at once for a range most payments are in, after the whole account for one
-    /// that none are in (0.25-0.75 s on 300,000 payments, where the amount's index took
-    /// 10 ms), as a rare currency's page does.
+    /// amounts narrow, so left to itself it read every payment of the range through the
+    /// amount's index and sorted them all (about 1 s for a page of `amountMin: 1` on an
+    /// account of 300,000 payments). A range that holds fewer than [`AMOUNT_RANGE_COUNTED`]
+    /// of the account's payments is read through that index; one that holds more walks the
+    /// account in creation order, which stops at the page's end (`amount_range_size`, counted
+    /// before the page). Not counted, one amount is looked up and a range walked.
     /// (PostgreSQL plans such a page for its values, see [`planned_for_values`].)
     fn amount_terms(&self, backend: DbBackend) -> Option<AmountTerms> {
-        let PaymentFilter {
-            amount_min,
-            amount_max,
-            ..
-        } = self.filter;
-        let bounded = amount_min.is_some() || amount_max.is_some();
-        let walked = backend == DbBackend::Sqlite && self.order.field == SortField::CreatedAt;
-        (walked && bounded).then_some(match (amount_min, amount_max) {
-            (Some(min), Some(max)) if min == max => AmountTerms::LookedUp,
-            _ => AmountTerms::Walked,
-        })
+        amount_range::chosen(backend, &self.filter, self.order.field)
+            .then(|| AmountTerms::for_range(self.amount_range_size, &self.filter))
+    }
+
+    /// Whether the page's amount range was counted (on SQLite, see [`amount_range_size`]) and
+    /// holds fewer payments than [`AMOUNT_RANGE_COUNTED`].
+    fn counted_sparse(&self) -> bool {
+        self.walked_entry().is_none()
+            && self.order.field == SortField::CreatedAt
+            && self
+                .amount_range_size
+                .is_some_and(|size| size < AMOUNT_RANGE_COUNTED)
     }
 
     /// The metadata entry whose rows a page walks, if it walks one: when the page is filtered
@@ -264,17 +273,6 @@ fn key_column(field: SortField) -> payments::Column {
         SortField::CreatedAt => payments::Column::CreatedAt,
         SortField::Amount => payments::Column::Amount,
     }
-}
-
-/// How SQLite is told to find a page's amounts ([`PageQuery::amount_terms`]).
-#[derive(Clone, Copy, Debug)]
-enum AmountTerms {
-    /// Through the amount's index: each bound told true of one payment in ten thousand
-    /// (`likelihood()`).
-    LookedUp,
-    /// Not through the amount's index (`+amount`, which no index holds): the account is
-    /// walked in the page's order, each payment tested.
-    Walked,
 }
 
 /// The account's rows that pass the filter, unordered; the first `walked` metadata entries
@@ -347,10 +345,15 @@ fn narrowed(
     query
 }
 
+mod amount_range;
+use amount_range::AmountTerms;
+pub use amount_range::{AMOUNT_RANGE_COUNTED, amount_range_size};
 mod counted;
 use counted::status_count;
 pub use counted::{count, counted_by_status};
 #[cfg(feature = "test-support")]
 mod support;
 #[cfg(feature = "test-support")]
-pub use support::{counted_page_sql, offset_page_for_benchmark, page_sql, prepared_page_sql};
+pub use support::{
+    amount_range_sql, counted_page_sql, offset_page_for_benchmark, page_sql, prepared_page_sql,
+};

@@ -275,6 +275,7 @@ on_both_backends! {
                         after: Some(Position { key: 500, id: "pay_01ARZ3NDEKTSV4RRFFQ69G5FAV".into() }),
                         before: None,
                         columns,
+                        amount_range_size: None,
                     };
                     let sql = page_sql(app.db.backend(), &query);
                     let explain = match app.backend() {
@@ -365,6 +366,7 @@ on_both_backends! {
             after: None,
             before: None,
             columns,
+            amount_range_size: None,
         };
         let all = fetch(&app.db, &read(PaymentColumns::ALL)).await.unwrap();
         let some = fetch(&app.db, &read(PaymentColumns::LISTING)).await.unwrap();
@@ -413,6 +415,7 @@ async fn page_statements_keep_a_generic_plan_postgres() {
         }),
         before: None,
         columns: PaymentColumns::LISTING,
+        amount_range_size: None,
     };
     for _ in 0..8 {
         assert_eq!(fetch(&db, &query).await.unwrap().rows.len(), 20);

@@ -110,6 +110,7 @@ async fn pages_of_rare_statuses_read_each_status_through_its_index_postgres() {
         after,
         before: None,
         columns: PaymentColumns::LISTING,
+        amount_range_size: None,
     };
     let deep = Position {
         key: BASE + 15_000 * 1000,

@@ -2,9 +2,10 @@
 //! PostgreSQL, pages whose best walk depends on their filter's values (an amount) are
 //! planned for those values, each time: one amount in 20,000 is found through
 //! the amount's index, where the generic plan that page reads keep walks the whole account in
-//! creation order to find it. On SQLite, which keeps no statistics of values, one amount is
-//! read through that index and any other range walks the account in creation order, never
-//! reading and sorting every payment of the range. Every walk, forward and backward, is exact.
+//! creation order to find it. On SQLite, which keeps no statistics of values, the gateway first
+//! counts what the range holds, up to a cap, through that index: a range of few payments is
+//! read through it, one of many walks the account in creation order, never reading and
+//! sorting every payment of the range. Every walk, forward and backward, is exact.
 
 use std::time::{Duration, Instant};
 
@@ -14,11 +15,14 @@ use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
 use graphpay::persistence::Db;
 use graphpay::persistence::payment_pages::{
-    PageQuery, PaymentColumns, page_sql, planned_for_values, prepared_page_sql,
+    AMOUNT_RANGE_COUNTED, PageQuery, PaymentColumns, amount_range_size, amount_range_sql, page_sql,
+    planned_for_values, prepared_page_sql,
 };
 use serde_json::json;
 
-use crate::helpers::{Backend, Listing, Row, TestApp, insert_rows, usd_payment, walk_both_ways};
+use crate::helpers::{
+    Backend, Listing, Row, TestApp, insert_rows, page, usd_payment, walk_both_ways,
+};
 
 const BULK: i64 = 20_000;
 const BASE: i64 = 1_767_225_600_000_000;
@@ -79,6 +83,90 @@ async fn walks_are_exact(backend: Backend) {
     walk_both_ways(&app, &key, &listing, &rows, 4).await;
 }
 
+/// Pages of ranges the account holds many payments of (on SQLite, counted past the cap and
+/// walked in creation order): the first three pages of 50, forward from the newest and back
+/// from the third, are the database's own first 150 of the range in that order.
+async fn dense_ranges_page_in_order(backend: Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (account, key, _) = account_with_a_rare_amount(&app).await;
+    for (amount_min, amount_max) in [
+        (Some(1_000), Some(1_999)),
+        (Some(1_000), Some(1_249)),
+        (Some(5_000), None),
+    ] {
+        let bounds: String = [
+            amount_min.map(|min| format!(" AND amount >= {min}")),
+            amount_max.map(|max| format!(" AND amount <= {max}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let expected: Vec<String> = app
+            .db
+            .query_text(&format!(
+                "SELECT id FROM payments WHERE account_id = '{account}'{bounds} \
+                 ORDER BY created_at DESC, id DESC LIMIT 150"
+            ))
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|row| row[0].clone())
+            .collect();
+        assert_eq!(
+            expected.len(),
+            150,
+            "the seed holds more than three pages of {bounds}"
+        );
+        let listing = Listing {
+            amount_min,
+            amount_max,
+            ..Listing::default()
+        };
+        let (mut seen, mut after) = (Vec::new(), None::<String>);
+        for _ in 0..3 {
+            let (ids, info) = page(
+                &app,
+                &key,
+                &listing,
+                (Some(50), None),
+                (after.as_deref(), None),
+            )
+            .await;
+            assert_eq!(info["hasNextPage"], true, "{bounds}");
+            seen.extend(ids);
+            after = info["endCursor"].as_str().map(str::to_string);
+        }
+        assert_eq!(seen, expected, "forward, {bounds}");
+        let (ids, _) = page(
+            &app,
+            &key,
+            &listing,
+            (None, Some(100)),
+            (None, after.as_deref()),
+        )
+        .await;
+        assert_eq!(
+            ids,
+            expected[..149].iter().skip(49).cloned().collect::<Vec<_>>(),
+            "backward, {bounds}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn dense_amount_ranges_page_in_order_sqlite() {
+    dense_ranges_page_in_order(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(pg_tests),
+    ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run"
+)]
+async fn dense_amount_ranges_page_in_order_postgres() {
+    dense_ranges_page_in_order(Backend::Postgres).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn pages_of_a_rare_amount_walk_exactly_sqlite() {
     walks_are_exact(Backend::Sqlite).await;
@@ -93,12 +181,14 @@ async fn pages_of_a_rare_amount_walk_exactly_postgres() {
     walks_are_exact(Backend::Postgres).await;
 }
 
-/// SQLite's plans for pages filtered by amount in creation order: one amount through the
-/// amount's index; a range, however wide, by walking the account in order, with no step that
-/// sorts what the range holds. In the order of amounts, the amount's index, unsorted. With and
-/// without statistics.
+/// SQLite's plans for pages filtered by amount in creation order. Not counted (as a page
+/// that skips the count would be): one amount through the amount's index; a range, however
+/// wide, by walking the account in order, with no step that sorts what the range holds.
+/// Counted ([`amount_range_size`]): a range of fewer payments than the cap through the
+/// amount's index, one of the cap or more (one amount too) walked. In the order of amounts,
+/// the amount's index, unsorted. With and without statistics.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn sqlite_reads_one_amount_by_its_index_and_walks_a_range_in_order() {
+async fn sqlite_reads_a_sparse_amount_range_by_its_index_and_walks_a_dense_one_in_order() {
     let app = TestApp::spawn(Backend::Sqlite).await;
     let (account, _, _) = account_with_a_rare_amount(&app).await;
     let query = |amount_min: Option<i64>, amount_max: Option<i64>, field: SortField| PageQuery {
@@ -116,6 +206,11 @@ async fn sqlite_reads_one_amount_by_its_index_and_walks_a_range_in_order() {
         after: None,
         before: None,
         columns: PaymentColumns::LISTING,
+        amount_range_size: None,
+    };
+    let counted = |amount_min, amount_max, size| PageQuery {
+        amount_range_size: Some(size),
+        ..query(amount_min, amount_max, SortField::CreatedAt)
     };
     let db = &app.db;
     let plan = |query: PageQuery| async move {
@@ -127,35 +222,106 @@ async fn sqlite_reads_one_amount_by_its_index_and_walks_a_range_in_order() {
         let plan = plan.concat().join(" ");
         format!("{sql}\n{plan}")
     };
+    let looked_up = |plan: &str| plan.contains("INDEX idx_payments_account_amount");
+    let walked = |plan: &str| {
+        plan.contains("USING INDEX idx_payments_account_created") && !plan.contains("TEMP B-TREE")
+    };
     // As the gateway leaves SQLite (no statistics), and after an `ANALYZE` of its own.
     for analyzed in [false, true] {
         if analyzed {
             db.execute_unprepared("ANALYZE").await.unwrap();
         }
         let exact = plan(query(Some(RARE), Some(RARE), SortField::CreatedAt)).await;
-        assert!(
-            exact.contains("USING INDEX idx_payments_account_amount"),
-            "{exact}"
-        );
+        assert!(looked_up(&exact), "{exact}");
         for (min, max) in [
             (Some(1), None),
             (None, Some(999)),
             (Some(1), Some(99_999_999)),
         ] {
             let range = plan(query(min, max, SortField::CreatedAt)).await;
-            assert!(
-                range.contains("USING INDEX idx_payments_account_created"),
-                "{range}"
-            );
-            assert!(!range.contains("TEMP B-TREE"), "{range}");
+            assert!(walked(&range), "{range}");
             let by_amount = plan(query(min, max, SortField::Amount)).await;
-            assert!(
-                by_amount.contains("USING INDEX idx_payments_account_amount"),
-                "{by_amount}"
-            );
+            assert!(looked_up(&by_amount), "{by_amount}");
             assert!(!by_amount.contains("TEMP B-TREE"), "{by_amount}");
+            let sparse = plan(counted(min, max, AMOUNT_RANGE_COUNTED - 1)).await;
+            assert!(looked_up(&sparse), "{sparse}");
+            let dense = plan(counted(min, max, AMOUNT_RANGE_COUNTED)).await;
+            assert!(walked(&dense), "{dense}");
+        }
+        let none = plan(counted(Some(1_500), Some(1_500), 0)).await;
+        assert!(looked_up(&none), "{none}");
+        let one_common_amount = plan(counted(Some(1_000), Some(1_000), AMOUNT_RANGE_COUNTED)).await;
+        assert!(walked(&one_common_amount), "{one_common_amount}");
+        // The count itself reads the amount's index, whatever the range.
+        for (min, max) in [(Some(RARE), Some(RARE)), (Some(1), None), (None, Some(999))] {
+            let filter = PaymentFilter {
+                amount_min: min,
+                amount_max: max,
+                ..PaymentFilter::default()
+            };
+            let sql = amount_range_sql(&account, &filter);
+            let plan = db
+                .query_text(&format!("EXPLAIN QUERY PLAN {sql}"))
+                .await
+                .unwrap()
+                .concat()
+                .join(" ");
+            assert!(looked_up(&plan), "{sql}\n{plan}");
         }
     }
+}
+
+/// What the count that decides tells: the payments of the range, up to the cap; nothing where
+/// the page does not choose (PostgreSQL, the order of amounts, no amount bound).
+async fn amount_ranges_are_counted_up_to_the_cap(backend: Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (account, _, _) = account_with_a_rare_amount(&app).await;
+    let size = |amount_min, amount_max, field| {
+        let filter = PaymentFilter {
+            amount_min,
+            amount_max,
+            ..PaymentFilter::default()
+        };
+        let (db, account) = (&app.db, &account);
+        async move {
+            amount_range_size(db, account, &filter, field)
+                .await
+                .unwrap()
+        }
+    };
+    let sqlite = backend == Backend::Sqlite;
+    let counted = |n: u64| sqlite.then_some(n);
+    let by_created = SortField::CreatedAt;
+    assert_eq!(size(Some(RARE), Some(RARE), by_created).await, counted(6));
+    assert_eq!(size(None, Some(999), by_created).await, counted(6));
+    assert_eq!(size(Some(1_500), Some(1_500), by_created).await, counted(4));
+    assert_eq!(size(Some(1_500), Some(1_501), by_created).await, counted(8));
+    assert_eq!(size(Some(6_000), None, by_created).await, counted(0));
+    // 4,000 payments of 1,000-1,999 and every payment: the cap.
+    assert_eq!(
+        size(Some(1_000), Some(1_999), by_created).await,
+        counted(AMOUNT_RANGE_COUNTED)
+    );
+    assert_eq!(
+        size(Some(1), None, by_created).await,
+        counted(AMOUNT_RANGE_COUNTED)
+    );
+    assert_eq!(size(Some(RARE), Some(RARE), SortField::Amount).await, None);
+    assert_eq!(size(None, None, by_created).await, None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn amount_ranges_are_counted_up_to_the_cap_sqlite() {
+    amount_ranges_are_counted_up_to_the_cap(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(pg_tests),
+    ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run"
+)]
+async fn amount_ranges_are_counted_up_to_the_cap_postgres() {
+    amount_ranges_are_counted_up_to_the_cap(Backend::Postgres).await;
 }
 
 /// Scans of the test's own `index` that PostgreSQL has counted so far.
@@ -194,6 +360,7 @@ async fn a_page_of_a_rare_amount_is_found_through_the_amount_index_postgres() {
         after: None,
         before: None,
         columns: PaymentColumns::LISTING,
+        amount_range_size: None,
     };
     let (sql, values) = prepared_page_sql(&query, false);
     let reads = db.as_page_reads();

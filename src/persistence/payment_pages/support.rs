@@ -58,6 +58,15 @@ fn statement_text(
         .to_string()
 }
 
+/// The SQL of the count that decides how SQLite finds a page's amounts
+/// ([`super::amount_range_size`]), with its values inlined, for `EXPLAIN`.
+///
+/// Exists for the tests and benchmarks (feature `test-support`).
+pub fn amount_range_sql(account_id: &str, filter: &PaymentFilter) -> String {
+    super::amount_range::counted(account_id, filter)
+        .to_string(sea_orm::sea_query::SqliteQueryBuilder)
+}
+
 /// The OFFSET form of a page, only as the baseline the pagination benchmark compares against;
 /// the API never pages this way.
 ///
