@@ -22,7 +22,8 @@ pub struct ServeArgs {
 
     /// Threads that answer requests; unset, one per CPU core, also where a database server
     /// shares those cores: measured in `docs/benchmarks/reads.md`, a thread per core answered
-    /// more pages, sooner, for no more CPU per page than one core less.
+    /// as many pages or more, mostly sooner, than one core less (whose idle threads count
+    /// less CPU per page).
     #[arg(long, env = "GRAPHPAY_WORKER_THREADS", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub worker_threads: Option<u16>,
 

@@ -439,8 +439,8 @@ async fn the_runtime_has_as_many_worker_threads_as_asked() {
 }
 
 /// PostgreSQL on this host (the test server is at a loopback address) shares the cores, and the
-/// default is still one worker thread per core: measured, one core less answered fewer pages,
-/// later, for no less CPU per page (`docs/benchmarks/reads.md`).
+/// default is still one worker thread per core: measured, one core less answered as many pages
+/// or fewer, mostly later (`docs/benchmarks/reads.md`).
 #[tokio::test]
 #[cfg_attr(
     not(pg_tests),
