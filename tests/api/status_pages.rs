@@ -9,7 +9,9 @@ use graphpay::domain::time::Timestamp;
 use graphpay::persistence::Db;
 use graphpay::persistence::payment_pages::{PageQuery, PaymentColumns, prepared_page_sql};
 
-use crate::helpers::{Backend, Listing, Row, TestApp, insert_rows, usd_payment, walk_both_ways};
+use crate::helpers::{
+    Backend, Listing, Row, TestApp, insert_rows, on_both_backends_fn, usd_payment, walk_both_ways,
+};
 
 /// The bulk of the account: 20,000 succeeded payments, one a millisecond from `BASE`.
 const BULK: i64 = 20_000;
@@ -69,19 +71,7 @@ async fn walks_are_exact(backend: Backend) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn pages_of_rare_statuses_walk_exactly_sqlite() {
-    walks_are_exact(Backend::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-#[cfg_attr(
-    not(pg_tests),
-    ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run"
-)]
-async fn pages_of_rare_statuses_walk_exactly_postgres() {
-    walks_are_exact(Backend::Postgres).await;
-}
+on_both_backends_fn!(walks_are_exact);
 
 /// The plans PostgreSQL keeps for pages of rare statuses on page reads' own connections
 /// (generic plans, made without the values): each status's rows through the account's index

@@ -21,7 +21,8 @@ use graphpay::persistence::payment_pages::{
 use serde_json::json;
 
 use crate::helpers::{
-    Backend, Listing, Row, TestApp, insert_rows, page, usd_payment, walk_both_ways,
+    Backend, Listing, Row, TestApp, insert_rows, on_both_backends_fn, page, usd_payment,
+    walk_both_ways,
 };
 
 const BULK: i64 = 20_000;
@@ -153,34 +154,6 @@ async fn dense_ranges_page_in_order(backend: Backend) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn dense_amount_ranges_page_in_order_sqlite() {
-    dense_ranges_page_in_order(Backend::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-#[cfg_attr(
-    not(pg_tests),
-    ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run"
-)]
-async fn dense_amount_ranges_page_in_order_postgres() {
-    dense_ranges_page_in_order(Backend::Postgres).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn pages_of_a_rare_amount_walk_exactly_sqlite() {
-    walks_are_exact(Backend::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-#[cfg_attr(
-    not(pg_tests),
-    ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run"
-)]
-async fn pages_of_a_rare_amount_walk_exactly_postgres() {
-    walks_are_exact(Backend::Postgres).await;
-}
-
 /// SQLite's plans for pages filtered by amount in creation order. Not counted (as a page
 /// that skips the count would be): one amount through the amount's index; a range, however
 /// wide, by walking the account in order, with no step that sorts what the range holds.
@@ -310,20 +283,6 @@ async fn amount_ranges_are_counted_up_to_the_cap(backend: Backend) {
     assert_eq!(size(None, None, by_created).await, None);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn amount_ranges_are_counted_up_to_the_cap_sqlite() {
-    amount_ranges_are_counted_up_to_the_cap(Backend::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-#[cfg_attr(
-    not(pg_tests),
-    ignore = "TEST_DATABASE_URL is not set: PostgreSQL test NOT run"
-)]
-async fn amount_ranges_are_counted_up_to_the_cap_postgres() {
-    amount_ranges_are_counted_up_to_the_cap(Backend::Postgres).await;
-}
-
 /// Scans of the test's own `index` that PostgreSQL has counted so far.
 async fn scans_of(db: &Db, index: &str) -> i64 {
     let rows = db
@@ -449,3 +408,9 @@ fn pages_filtered_by_value_or_ordered_by_amount_are_planned_for_their_values() {
         assert!(planned_for_values(f, SortField::Amount), "{f:?}");
     }
 }
+
+on_both_backends_fn!(
+    walks_are_exact,
+    dense_ranges_page_in_order,
+    amount_ranges_are_counted_up_to_the_cap,
+);
