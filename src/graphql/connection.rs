@@ -148,13 +148,16 @@ pub async fn payments(
         },
         |_| 1,
     );
+    // Cursors are checked before any statement runs: a refused page costs the database nothing.
+    let after = position(codec, listing, args.after)?;
+    let before = position(codec, listing, args.before)?;
     let amount_range_size = payment_pages::amount_range_size(db, account_id, &filter, order.field)
         .await
         .map_err(ApiError::from)?;
     let query = PageQuery {
         account_id: account_id.to_string(),
-        after: position(codec, listing, args.after)?,
-        before: position(codec, listing, args.before)?,
+        after,
+        before,
         filter,
         order,
         size,

@@ -283,6 +283,35 @@ async fn amount_ranges_are_counted_up_to_the_cap(backend: Backend) {
     assert_eq!(size(None, None, by_created).await, None);
 }
 
+/// A page with a cursor the gateway refuses costs the database nothing, with an amount range
+/// (which SQLite counts before its page) as without one.
+async fn a_refused_cursor_counts_no_amount_range(backend: Backend) {
+    let app = TestApp::spawn_with(backend, |c| c.live_key_ttl = Duration::from_secs(3600)).await;
+    let (_, key, _) = account_with_a_rare_amount(&app).await;
+    let refused = |filter: &'static str| {
+        let (app, key) = (&app, &key);
+        let query = format!(
+            "{{ payments(first: 5, after: \"not-a-cursor\", filter: {filter}) {{ nodes {{ id }} }} }}"
+        );
+        async move {
+            assert_eq!(
+                app.error_code(key, &query, json!({})).await,
+                "INVALID_CURSOR"
+            );
+            app.statements_settled().await;
+            let before = app.server_db.statements_run();
+            assert_eq!(
+                app.error_code(key, &query, json!({})).await,
+                "INVALID_CURSOR"
+            );
+            app.server_db.statements_run() - before
+        }
+    };
+    let plain = refused("{}").await;
+    assert_eq!(refused("{amountMin: 700, amountMax: 800}").await, plain);
+    assert_eq!(refused("{amountMax: 999}").await, plain);
+}
+
 /// Scans of the test's own `index` that PostgreSQL has counted so far.
 async fn scans_of(db: &Db, index: &str) -> i64 {
     let rows = db
@@ -413,4 +442,5 @@ on_both_backends_fn!(
     walks_are_exact,
     dense_ranges_page_in_order,
     amount_ranges_are_counted_up_to_the_cap,
+    a_refused_cursor_counts_no_amount_range,
 );
