@@ -24,6 +24,7 @@ mod m20261207_000012_add_restricted_keys_and_submit_tokens;
 mod m20261207_000013_index_spread_payment_counts;
 mod m20261207_000014_count_writes_beside_the_folded_row;
 mod m20261207_000015_index_payments_by_status;
+mod m20261208_000016_index_payments_by_currency;
 
 pub struct Migrator;
 
@@ -46,6 +47,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000013_index_spread_payment_counts::Migration),
             Box::new(m20261207_000014_count_writes_beside_the_folded_row::Migration),
             Box::new(m20261207_000015_index_payments_by_status::Migration),
+            Box::new(m20261208_000016_index_payments_by_currency::Migration),
         ]
     }
 }

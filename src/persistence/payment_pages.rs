@@ -56,10 +56,9 @@ impl Keyset for PageQuery {
     /// see `docs/benchmarks/metadata-filter.md`.
     fn scope(&self, backend: DbBackend) -> Select<payments::Entity> {
         let Some((key, value)) = self.walked_entry() else {
-            let amounts = self.amount_terms(backend);
-            return unselected(&self.account_id, &self.filter, 0, amounts);
+            return unselected(&self.account_id, &self.filter, 0, self.written(backend));
         };
-        let mut select = unselected(&self.account_id, &self.filter, 1, None);
+        let mut select = unselected(&self.account_id, &self.filter, 1, Written::default());
         let m = Alias::new(WALKED);
         let payment_of_row = Expr::col((m.clone(), payment_metadata::Column::PaymentId))
             .equals((payments::Entity, payments::Column::Id));
@@ -98,10 +97,12 @@ impl Keyset for PageQuery {
     /// Filtered by more than one status and in creation order, on PostgreSQL: one part per
     /// status, each walked through the index of the account's payments by status and creation
     /// time. (One status is a single walk of that index as it is; on SQLite, the embedded
-    /// database, the statuses are tested in one walk.)
+    /// database, the statuses are tested in one walk.) Not with a currency, whose own index
+    /// the page may walk instead ([`planned_for_values`]).
     fn parts(&self, backend: DbBackend) -> Option<Vec<Select<payments::Entity>>> {
         let by_status = backend == DbBackend::Postgres
             && self.filter.statuses.len() > 1
+            && self.filter.currency.is_none()
             && self.order.field == SortField::CreatedAt
             && self.walked_entry().is_none();
         by_status.then(|| {
@@ -114,7 +115,7 @@ impl Keyset for PageQuery {
                         statuses: vec![status],
                         ..self.filter.clone()
                     };
-                    unselected(&self.account_id, &filter, 0, None)
+                    unselected(&self.account_id, &filter, 0, Written::default())
                 })
                 .collect()
         })
@@ -210,6 +211,17 @@ impl PageQuery {
             .then(|| AmountTerms::for_range(self.amount_range_size, &self.filter))
     }
 
+    /// How the page's terms are written for `backend` ([`Written`]). On SQLite, a page of
+    /// statuses and a currency walks the statuses' index, as pages of statuses do, not the
+    /// currency's: with no statistics SQLite cannot tell which holds fewer payments, and an
+    /// account that takes one currency would walk all its payments for a rare status.
+    fn written(&self, backend: DbBackend) -> Written {
+        Written {
+            amounts: self.amount_terms(backend),
+            currency_tested: backend == DbBackend::Sqlite && !self.filter.statuses.is_empty(),
+        }
+    }
+
     /// Whether the page's amount range was counted (on SQLite, see [`amount_range_size`]) and
     /// holds fewer payments than [`AMOUNT_RANGE_COUNTED`].
     fn counted_sparse(&self) -> bool {
@@ -233,18 +245,17 @@ impl PageQuery {
 /// Whether a page's walk depends on the values of its filter, so that PostgreSQL must plan it
 /// for them: one amount in a million is found by the amount's index, a common one by walking
 /// the account in order, and the generic plan, made without the values, walks the account
-/// for both, testing every payment. So is a page filtered by amount, and one filtered by
-/// status, time or metadata in the order of amounts. In creation order, a page of the whole
-/// account, of a time range, of statuses (each walked by its own index, see
-/// [`Keyset::parts`]) or of a metadata entry (walked by its rows) is one walk whatever the
-/// values; a page of a reference is read through the index of references whatever it is, in
-/// either order. So is a page of a currency walked the same way whatever it is: no index holds
-/// currencies, and planned for a rare one PostgreSQL walks the account all the same, in
-/// parallel workers, which a page of 50 rows should not take from the requests beside it.
+/// for both, testing every payment. So is a page filtered by amount, one filtered by status,
+/// currency, time or metadata in the order of amounts, and one filtered by currency and
+/// status (the currency's index or the statuses', whichever holds fewer of the account's
+/// payments). In creation order, a page of the whole account, of a time range, of statuses
+/// (each walked by its own index, see [`Keyset::parts`]), of a currency (walked by its
+/// index) or of a metadata entry (walked by its rows) is one walk whatever the values; a page
+/// of a reference is read through the index of references whatever it is, in either order.
 pub fn planned_for_values(filter: &PaymentFilter, field: SortField) -> bool {
     let PaymentFilter {
         statuses,
-        currency: _,
+        currency,
         created_after,
         created_before,
         amount_min,
@@ -254,10 +265,12 @@ pub fn planned_for_values(filter: &PaymentFilter, field: SortField) -> bool {
     } = filter;
     let by_value = amount_min.is_some() || amount_max.is_some();
     let walked_otherwise = !statuses.is_empty()
+        || currency.is_some()
         || created_after.is_some()
         || created_before.is_some()
         || !metadata.is_empty();
-    by_value || (walked_otherwise && field == SortField::Amount)
+    let two_indexes = currency.is_some() && !statuses.is_empty() && metadata.is_empty();
+    by_value || two_indexes || (walked_otherwise && field == SortField::Amount)
 }
 
 /// The value of the sort key of a row, as a cursor holds it.
@@ -278,7 +291,13 @@ fn key_column(field: SortField) -> payments::Column {
 /// The account's rows that pass the filter, unordered; the first `walked` metadata entries
 /// are left to the caller.
 fn filtered(account_id: &str, filter: &PaymentFilter, walked: usize) -> Select<payments::Entity> {
-    narrowed(payments::Entity::find(), account_id, filter, walked, None)
+    narrowed(
+        payments::Entity::find(),
+        account_id,
+        filter,
+        walked,
+        Written::default(),
+    )
 }
 
 /// [`filtered`] without a column selected: a page's statement names the columns it reads
@@ -287,23 +306,35 @@ fn unselected(
     account_id: &str,
     filter: &PaymentFilter,
     walked: usize,
-    amounts: Option<AmountTerms>,
+    written: Written,
 ) -> Select<payments::Entity> {
     static NO_COLUMN: std::sync::LazyLock<Select<payments::Entity>> =
         std::sync::LazyLock::new(|| payments::Entity::find().select_only());
-    narrowed(NO_COLUMN.clone(), account_id, filter, walked, amounts)
+    narrowed(NO_COLUMN.clone(), account_id, filter, walked, written)
+}
+
+/// How a page's terms are written for SQLite, which keeps no statistics of values and takes
+/// its walk from how they are written (a `+` before a column keeps its index out of the
+/// choice).
+#[derive(Clone, Copy, Default)]
+struct Written {
+    /// The amount bounds, when counted or chosen ([`PageQuery::amount_terms`]).
+    amounts: Option<AmountTerms>,
+    /// The currency tested on each row walked, not walked through its own index.
+    currency_tested: bool,
 }
 
 /// `query` limited to the payments of `account_id` that `filter` selects, but for the first
-/// `walked` metadata entries (which the page walks instead); its amount bounds written as
-/// `amounts` tells, when given.
+/// `walked` metadata entries (which the page walks instead); its terms written as `written`
+/// tells.
 fn narrowed(
     query: Select<payments::Entity>,
     account_id: &str,
     filter: &PaymentFilter,
     walked: usize,
-    amounts: Option<AmountTerms>,
+    written: Written,
 ) -> Select<payments::Entity> {
+    let amounts = written.amounts;
     let column = Expr::col((payments::Entity, payments::Column::Amount));
     let amount = match amounts {
         Some(AmountTerms::Walked) => Expr::cust_with_expr("+?", column),
@@ -319,7 +350,12 @@ fn narrowed(
             .filter(payments::Column::Status.is_in(filter.statuses.iter().map(|s| s.as_str())));
     }
     if let Some(currency) = filter.currency {
-        query = query.filter(payments::Column::Currency.eq(currency.code()));
+        let column = Expr::col((payments::Entity, payments::Column::Currency));
+        let column = match written.currency_tested {
+            true => Expr::cust_with_expr("+?", column),
+            false => column,
+        };
+        query = query.filter(column.eq(currency.code()));
     }
     if let Some(after) = filter.created_after {
         query = query.filter(payments::Column::CreatedAt.gte(after.micros()));

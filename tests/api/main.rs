@@ -13,6 +13,7 @@ mod cluster_selftest;
 mod connections;
 mod consistency_tokens;
 mod cors;
+mod currency_pages;
 mod customer_action;
 mod customer_action_browser;
 mod dashboard_browser;

@@ -268,3 +268,15 @@ pub async fn insert_rows(app: &TestApp, new: Vec<NewPayment>) -> Vec<Row> {
         })
         .collect()
 }
+
+/// Scans of `index` that PostgreSQL has counted so far in the test's own schema.
+pub async fn scans_of(db: &graphpay::persistence::Db, index: &str) -> i64 {
+    let rows = db
+        .query_text(&format!(
+            "SELECT COALESCE(SUM(idx_scan), 0)::text FROM pg_stat_user_indexes \
+             WHERE schemaname = current_schema() AND indexrelname = '{index}'"
+        ))
+        .await
+        .unwrap();
+    rows[0][0].parse().unwrap()
+}
