@@ -25,6 +25,7 @@ mod m20261207_000013_index_spread_payment_counts;
 mod m20261207_000014_count_writes_beside_the_folded_row;
 mod m20261207_000015_index_payments_by_status;
 mod m20261208_000016_index_payments_by_currency;
+mod m20261208_000017_plan_currency_pages_by_their_index;
 
 pub struct Migrator;
 
@@ -48,6 +49,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000014_count_writes_beside_the_folded_row::Migration),
             Box::new(m20261207_000015_index_payments_by_status::Migration),
             Box::new(m20261208_000016_index_payments_by_currency::Migration),
+            Box::new(m20261208_000017_plan_currency_pages_by_their_index::Migration),
         ]
     }
 }

@@ -97,8 +97,9 @@ impl Keyset for PageQuery {
     /// Filtered by more than one status and in creation order, on PostgreSQL: one part per
     /// status, each walked through the index of the account's payments by status and creation
     /// time. (One status is a single walk of that index as it is; on SQLite, the embedded
-    /// database, the statuses are tested in one walk.) Not with a currency, whose own index
-    /// the page may walk instead ([`planned_for_values`]).
+    /// database, the statuses are tested in one walk.) Not with a currency: that page is
+    /// planned for its values ([`planned_for_values`]) and walks whichever index holds fewer
+    /// of the account's payments, the currency's or the statuses'.
     fn parts(&self, backend: DbBackend) -> Option<Vec<Select<payments::Entity>>> {
         let by_status = backend == DbBackend::Postgres
             && self.filter.statuses.len() > 1
@@ -245,13 +246,14 @@ impl PageQuery {
 /// Whether a page's walk depends on the values of its filter, so that PostgreSQL must plan it
 /// for them: one amount in a million is found by the amount's index, a common one by walking
 /// the account in order, and the generic plan, made without the values, walks the account
-/// for both, testing every payment. So is a page filtered by amount, one filtered by status,
-/// currency, time or metadata in the order of amounts, and one filtered by currency and
-/// status (the currency's index or the statuses', whichever holds fewer of the account's
-/// payments). In creation order, a page of the whole account, of a time range, of statuses
-/// (each walked by its own index, see [`Keyset::parts`]), of a currency (walked by its
-/// index) or of a metadata entry (walked by its rows) is one walk whatever the values; a page
-/// of a reference is read through the index of references whatever it is, in either order.
+/// for both, testing every payment. So is a page filtered by amount, one filtered by currency
+/// and status (the currency's index or the statuses', whichever holds fewer of the account's
+/// payments), and one filtered by status, currency, time or metadata in the order of amounts.
+/// In creation order, a page of the whole account, of a time range, of statuses (each walked
+/// by its own index, see [`Keyset::parts`]), of a currency (walked by its index: the table's
+/// statistics reckon a currency filter selective, see migration 16 and 17) or of a metadata
+/// entry (walked by its rows) is one walk whatever the values; a page of a reference is read
+/// through the index of references whatever it is, in either order.
 pub fn planned_for_values(filter: &PaymentFilter, field: SortField) -> bool {
     let PaymentFilter {
         statuses,
@@ -264,12 +266,12 @@ pub fn planned_for_values(filter: &PaymentFilter, field: SortField) -> bool {
         metadata,
     } = filter;
     let by_value = amount_min.is_some() || amount_max.is_some();
+    let two_indexes = currency.is_some() && !statuses.is_empty() && metadata.is_empty();
     let walked_otherwise = !statuses.is_empty()
         || currency.is_some()
         || created_after.is_some()
         || created_before.is_some()
         || !metadata.is_empty();
-    let two_indexes = currency.is_some() && !statuses.is_empty() && metadata.is_empty();
     by_value || two_indexes || (walked_otherwise && field == SortField::Amount)
 }
 
