@@ -26,6 +26,7 @@ mod m20261207_000014_count_writes_beside_the_folded_row;
 mod m20261207_000015_index_payments_by_status;
 mod m20261208_000016_index_payments_by_currency;
 mod m20261208_000017_plan_currency_pages_by_their_index;
+mod m20261208_000018_index_payments_by_status_and_currency;
 
 pub struct Migrator;
 
@@ -50,6 +51,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000015_index_payments_by_status::Migration),
             Box::new(m20261208_000016_index_payments_by_currency::Migration),
             Box::new(m20261208_000017_plan_currency_pages_by_their_index::Migration),
+            Box::new(m20261208_000018_index_payments_by_status_and_currency::Migration),
         ]
     }
 }

@@ -94,18 +94,15 @@ impl Keyset for PageQuery {
             .filter(Expr::col((m, payment_metadata::Column::Value)).eq(value))
     }
 
-    /// Filtered by more than one status and in creation order, on PostgreSQL: one part per
-    /// status, each walked through the index of the account's payments by status and creation
-    /// time. (One status is a single walk of that index as it is; on SQLite, the embedded
-    /// database, the statuses are tested in one walk.) Not with a currency: that page is
-    /// planned for its values ([`planned_for_values`]) and walks whichever index holds fewer
-    /// of the account's payments, the currency's or the statuses'.
+    /// Filtered by more than one status and in creation order: one part per status, each
+    /// walked through the account's index by status (and currency, when the page has one) and
+    /// creation time. (One status is a single walk of that index as it is.) On SQLite, a page
+    /// whose amount range decides its walk ([`PageQuery::amount_terms`]) is walked as one.
     fn parts(&self, backend: DbBackend) -> Option<Vec<Select<payments::Entity>>> {
-        let by_status = backend == DbBackend::Postgres
-            && self.filter.statuses.len() > 1
-            && self.filter.currency.is_none()
+        let by_status = self.filter.statuses.len() > 1
             && self.order.field == SortField::CreatedAt
-            && self.walked_entry().is_none();
+            && self.walked_entry().is_none()
+            && self.amount_terms(backend).is_none();
         by_status.then(|| {
             // Disjoint parts: a status given twice is walked once.
             let statuses = self.filter.clone().normalised().statuses;
@@ -212,14 +209,10 @@ impl PageQuery {
             .then(|| AmountTerms::for_range(self.amount_range_size, &self.filter))
     }
 
-    /// How the page's terms are written for `backend` ([`Written`]). On SQLite, a page of
-    /// statuses and a currency walks the statuses' index, as pages of statuses do, not the
-    /// currency's: with no statistics SQLite cannot tell which holds fewer payments, and an
-    /// account that takes one currency would walk all its payments for a rare status.
+    /// How the page's terms are written for `backend` ([`Written`]).
     fn written(&self, backend: DbBackend) -> Written {
         Written {
             amounts: self.amount_terms(backend),
-            currency_tested: backend == DbBackend::Sqlite && !self.filter.statuses.is_empty(),
         }
     }
 
@@ -246,14 +239,14 @@ impl PageQuery {
 /// Whether a page's walk depends on the values of its filter, so that PostgreSQL must plan it
 /// for them: one amount in a million is found by the amount's index, a common one by walking
 /// the account in order, and the generic plan, made without the values, walks the account
-/// for both, testing every payment. So is a page filtered by amount, one filtered by currency
-/// and status (the currency's index or the statuses', whichever holds fewer of the account's
-/// payments), and one filtered by status, currency, time or metadata in the order of amounts.
-/// In creation order, a page of the whole account, of a time range, of statuses (each walked
-/// by its own index, see [`Keyset::parts`]), of a currency (walked by its index: the table's
-/// statistics reckon a currency filter selective, see migration 16 and 17) or of a metadata
-/// entry (walked by its rows) is one walk whatever the values; a page of a reference is read
-/// through the index of references whatever it is, in either order.
+/// for both, testing every payment. So is a page filtered by amount, and one filtered by
+/// status, currency, time or metadata in the order of amounts. In creation order, a page of
+/// the whole account, of a time range, of statuses (each walked by its own index, see
+/// [`Keyset::parts`]), of a currency (walked by its index: the table's statistics reckon a
+/// currency filter selective, see migration 16 and 17), of statuses and a currency (each
+/// status walked by the index of both, migration 18) or of a metadata entry (walked by its
+/// rows) is one walk whatever the values; a page of a reference is read through the index of
+/// references whatever it is, in either order.
 pub fn planned_for_values(filter: &PaymentFilter, field: SortField) -> bool {
     let PaymentFilter {
         statuses,
@@ -266,13 +259,12 @@ pub fn planned_for_values(filter: &PaymentFilter, field: SortField) -> bool {
         metadata,
     } = filter;
     let by_value = amount_min.is_some() || amount_max.is_some();
-    let two_indexes = currency.is_some() && !statuses.is_empty() && metadata.is_empty();
     let walked_otherwise = !statuses.is_empty()
         || currency.is_some()
         || created_after.is_some()
         || created_before.is_some()
         || !metadata.is_empty();
-    by_value || two_indexes || (walked_otherwise && field == SortField::Amount)
+    by_value || (walked_otherwise && field == SortField::Amount)
 }
 
 /// The value of the sort key of a row, as a cursor holds it.
@@ -322,8 +314,6 @@ fn unselected(
 struct Written {
     /// The amount bounds, when counted or chosen ([`PageQuery::amount_terms`]).
     amounts: Option<AmountTerms>,
-    /// The currency tested on each row walked, not walked through its own index.
-    currency_tested: bool,
 }
 
 /// `query` limited to the payments of `account_id` that `filter` selects, but for the first
@@ -352,12 +342,7 @@ fn narrowed(
             .filter(payments::Column::Status.is_in(filter.statuses.iter().map(|s| s.as_str())));
     }
     if let Some(currency) = filter.currency {
-        let column = Expr::col((payments::Entity, payments::Column::Currency));
-        let column = match written.currency_tested {
-            true => Expr::cust_with_expr("+?", column),
-            false => column,
-        };
-        query = query.filter(column.eq(currency.code()));
+        query = query.filter(payments::Column::Currency.eq(currency.code()));
     }
     if let Some(after) = filter.created_after {
         query = query.filter(payments::Column::CreatedAt.gte(after.micros()));

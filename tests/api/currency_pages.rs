@@ -1,8 +1,9 @@
 //! Pages filtered by currency on an account whose payments are nearly all in another one:
-//! a currency is walked through the account's index by currency and creation time, so a page
-//! of a rare currency (or one the account never took) reads its own rows, not the whole
-//! account. PostgreSQL plans such a page for its values (the generic plan of an account that
-//! takes one currency walks the account for any). Every walk, forward and backward, is exact.
+//! a currency is walked through the account's index by currency and creation time, and a
+//! currency with statuses through the index by status and currency, one walk per status, so a
+//! page of a rare currency (or one the account never took), or of a rare status in the common
+//! currency, reads its own rows, not the whole account. Every walk, forward and backward, is
+//! exact.
 
 use std::time::{Duration, Instant};
 
@@ -11,20 +12,20 @@ use graphpay::domain::paging::{Direction, Order, PageSize, PaymentFilter, Positi
 use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
 use graphpay::persistence::Db;
-use graphpay::persistence::payment_pages::{
-    PageQuery, PaymentColumns, page_sql, prepared_page_sql,
-};
+use graphpay::persistence::payment_pages::{PageQuery, PaymentColumns, prepared_page_sql};
 use serde_json::json;
 
 use crate::helpers::{
-    Backend, Listing, Row, TestApp, insert_rows, on_both_backends_fn, scans_of, usd_payment,
-    walk_both_ways,
+    Backend, Listing, Row, TestApp, insert_rows, on_both_backends_fn, scans_of, sqlite_plan,
+    usd_payment, walk_both_ways,
 };
 
 /// The bulk of the account: 20,000 succeeded payments in USD, one a millisecond from `BASE`.
 const BULK: i64 = 20_000;
 const BASE: i64 = 1_767_225_600_000_000;
 const INDEX: &str = "idx_payments_account_currency_created";
+/// The index by status and currency (migration 18).
+const BOTH: &str = "idx_payments_account_status_currency_created";
 
 /// An account of `BULK` payments in USD and 8 in EUR among them (3 failed, 5 succeeded, of
 /// several amounts), the table's statistics made before the EUR ones; those as rows.
@@ -118,10 +119,9 @@ fn query(account: &str, currency: &str, statuses: &[PaymentStatus]) -> PageQuery
 }
 
 /// SQLite's plans: a page of a currency walks the currency's index in creation order (no
-/// sort), never the account's payments. With statuses, which of the two indexes holds fewer
-/// payments SQLite cannot tell (it keeps no statistics of values): the page is walked as a
-/// page of the same statuses is (one status by its index, several in the account's creation
-/// order), the currency tested on each row.
+/// sort), never the account's payments; a page of a currency and statuses walks the index by
+/// status and currency, once for each status (several merged, each walk limited to the
+/// page's size), whether the currency or the status is the rare one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sqlite_walks_a_currency_through_its_index() {
     use PaymentStatus::{Failed, Succeeded};
@@ -131,26 +131,25 @@ async fn sqlite_walks_a_currency_through_its_index() {
         key: BASE + 15_000 * 1000,
         id: format!("pay_{:026X}", 15_000),
     };
-    for (statuses, index) in [
-        (&[][..], INDEX),
-        (&[Failed], "idx_payments_account_status_created"),
-        (&[Failed, Succeeded], "idx_payments_account_created"),
+    for (currency, statuses, index) in [
+        ("EUR", &[][..], INDEX),
+        ("EUR", &[Failed], BOTH),
+        ("EUR", &[Succeeded], BOTH),
+        ("USD", &[Failed], BOTH),
+        ("EUR", &[Failed, Succeeded], BOTH),
+        ("USD", &[Failed, Succeeded], BOTH),
     ] {
         for after in [None, Some(deep.clone())] {
             let query = PageQuery {
                 after,
-                ..query(&account, "EUR", statuses)
+                ..query(&account, currency, statuses)
             };
-            let sql = page_sql(graphpay::persistence::Backend::Sqlite, &query);
-            let plan = app
-                .db
-                .query_text(&format!("EXPLAIN QUERY PLAN {sql}"))
-                .await
-                .unwrap()
-                .concat()
-                .join(" ");
-            assert!(plan.contains(&format!("INDEX {index}")), "{sql}\n{plan}");
-            assert!(!plan.contains("TEMP B-TREE"), "{sql}\n{plan}");
+            let plan = sqlite_plan(&app.db, &query).await;
+            let walks = plan.matches(&format!("INDEX {index} ")).count();
+            assert_eq!(walks, statuses.len().max(1), "{plan}");
+            assert!(!plan.contains("idx_payments_account_created"), "{plan}");
+            // Only the merge of several walks sorts, each walk's page.
+            assert_eq!(plan.contains("TEMP B-TREE"), statuses.len() > 1, "{plan}");
         }
     }
 }
@@ -159,10 +158,10 @@ async fn sqlite_walks_a_currency_through_its_index() {
 /// for an account that takes one currency). The generic plan page reads keep walks the
 /// currency's index, whatever the currency (the statistics hold 100 distinct currencies,
 /// migration 17; left to count them, they hold one, and the plan walked the account in
-/// creation order testing each payment's currency). A page of a currency and statuses, or of a
-/// currency in the order of amounts, is planned for its values: a rare currency through its
-/// index, a common currency with a rare status through an index by status. Never a walk of
-/// the account for a rare one.
+/// creation order testing each payment's currency). A page of a currency and statuses walks
+/// the index by status and currency, one walk per status merged in order, by that plan too. A
+/// page of a currency in the order of amounts is planned for its values: a rare currency
+/// through its index. Never a walk of the account for a rare one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[cfg_attr(
     not(pg_tests),
@@ -198,7 +197,36 @@ async fn a_rare_currency_is_read_through_its_index_postgres() {
         }
     }
 
-    // Planned for their values (a custom plan, as the gateway has them made).
+    // A currency and statuses, by the same plan: one walk of the index by both per status.
+    for (currency, statuses) in [
+        ("EUR", &[Failed, Succeeded][..]),
+        ("GBP", &[Succeeded]),
+        ("USD", &[Failed]),
+        ("USD", &[Failed, Succeeded]),
+    ] {
+        for after in [None, Some(deep.clone())] {
+            for counted in [false, true] {
+                let query = PageQuery {
+                    after: after.clone(),
+                    ..query(&account, currency, statuses)
+                };
+                let (sql, plan) = prepared_plan(&reads, &query, counted).await;
+                let walks = plan
+                    .matches(&format!("Index Scan Backward using {BOTH} "))
+                    .count();
+                assert_eq!(walks, statuses.len(), "{sql}\n{plan}");
+                assert!(
+                    !plan.contains("idx_payments_account_created"),
+                    "{sql}\n{plan}"
+                );
+                // No sort of the rows walked (a merge's `Sort Key` is its order).
+                assert!(!plan.contains("Sort  ("), "{sql}\n{plan}");
+            }
+        }
+    }
+
+    // In the order of amounts, planned for its values (a custom plan, as the gateway has them
+    // made): through the currency's index.
     let by_amount = Order {
         field: SortField::Amount,
         direction: Direction::Asc,
@@ -206,34 +234,15 @@ async fn a_rare_currency_is_read_through_its_index_postgres() {
     db.execute_unprepared("SET plan_cache_mode = force_custom_plan")
         .await
         .unwrap();
-    for (query, index) in [
-        (query(&account, "EUR", &[Failed, Succeeded]), Some(INDEX)),
-        (
-            PageQuery {
-                after: Some(deep),
-                ..query(&account, "GBP", &[Succeeded])
-            },
-            Some(INDEX),
-        ),
-        // A rare status: through an index by status.
-        (query(&account, "USD", &[Failed]), None),
-        (
-            PageQuery {
-                order: by_amount,
-                ..query(&account, "EUR", &[])
-            },
-            Some(INDEX),
-        ),
-    ] {
-        for counted in [false, true] {
-            let (sql, plan) = prepared_plan(&db, &query, counted).await;
-            let walked = plan.contains("idx_payments_account_created") || plan.contains("Seq Scan");
-            assert!(!walked, "{sql}\n{plan}");
-            assert!(
-                index.is_none_or(|index| plan.contains(index)),
-                "{sql}\n{plan}"
-            );
-        }
+    let query = PageQuery {
+        order: by_amount,
+        ..query(&account, "EUR", &[])
+    };
+    for counted in [false, true] {
+        let (sql, plan) = prepared_plan(&db, &query, counted).await;
+        let walked = plan.contains("idx_payments_account_created") || plan.contains("Seq Scan");
+        assert!(!walked, "{sql}\n{plan}");
+        assert!(plan.contains(INDEX), "{sql}\n{plan}");
     }
     db.execute_unprepared("RESET plan_cache_mode")
         .await

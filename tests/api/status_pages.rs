@@ -10,7 +10,8 @@ use graphpay::persistence::Db;
 use graphpay::persistence::payment_pages::{PageQuery, PaymentColumns, prepared_page_sql};
 
 use crate::helpers::{
-    Backend, Listing, Row, TestApp, insert_rows, on_both_backends_fn, usd_payment, walk_both_ways,
+    Backend, Listing, Row, TestApp, insert_rows, on_both_backends_fn, sqlite_plan, usd_payment,
+    walk_both_ways,
 };
 
 /// The bulk of the account: 20,000 succeeded payments, one a millisecond from `BASE`.
@@ -38,6 +39,31 @@ async fn skewed(app: &TestApp) -> (String, String, Vec<Row>) {
     // The table's statistics as any gateway's hold them: more than one status.
     app.db.execute_unprepared("ANALYZE payments").await.unwrap();
     (account, key, rows)
+}
+
+/// The first page of 50 of `statuses`, newest first, after `after`.
+fn first_page(account: &str, statuses: &[PaymentStatus], after: Option<Position>) -> PageQuery {
+    PageQuery {
+        account_id: account.to_string(),
+        filter: PaymentFilter {
+            statuses: statuses.to_vec(),
+            ..PaymentFilter::default()
+        },
+        order: Order::default(),
+        size: PageSize::First(50),
+        after,
+        before: None,
+        columns: PaymentColumns::LISTING,
+        amount_range_size: None,
+    }
+}
+
+/// A position deep in the bulk, at its 15,000th payment.
+fn deep() -> Position {
+    Position {
+        key: BASE + 15_000 * 1000,
+        id: format!("pay_{:026X}", 15_000),
+    }
 }
 
 fn listing(statuses: &[PaymentStatus], ascending: bool) -> Listing {
@@ -89,23 +115,8 @@ async fn pages_of_rare_statuses_read_each_status_through_its_index_postgres() {
     // One connection for page reads, so that a statement prepared on it is there to run.
     let db = app.two_connections().await;
     let reads = db.as_page_reads();
-    let query = |statuses: &[PaymentStatus], after: Option<Position>| PageQuery {
-        account_id: account.clone(),
-        filter: PaymentFilter {
-            statuses: statuses.to_vec(),
-            ..PaymentFilter::default()
-        },
-        order: Order::default(),
-        size: PageSize::First(50),
-        after,
-        before: None,
-        columns: PaymentColumns::LISTING,
-        amount_range_size: None,
-    };
-    let deep = Position {
-        key: BASE + 15_000 * 1000,
-        id: format!("pay_{:026X}", 15_000),
-    };
+    let query = |statuses: &[PaymentStatus], after| first_page(&account, statuses, after);
+    let deep = deep();
     let several = [
         &[Failed, Refunded][..],
         &[Refunded, Pending, Failed],
@@ -133,6 +144,33 @@ async fn pages_of_rare_statuses_read_each_status_through_its_index_postgres() {
             "{plan}"
         );
         assert!(!plan.contains("Sort"), "{plan}");
+    }
+}
+
+/// SQLite's plans for the same pages: each status walked through the account's index by
+/// status, several merged (each walk limited to the page's size), never the account's
+/// payments in creation order, which for statuses it holds none of reads all of them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_walks_each_status_through_its_index() {
+    use PaymentStatus::{Canceled, Failed, Pending, Refunded, Succeeded};
+    let app = TestApp::spawn(Backend::Sqlite).await;
+    let (account, _, _) = skewed(&app).await;
+    let deep = deep();
+    for statuses in [
+        &[Failed][..],
+        &[Failed, Refunded],
+        &[Refunded, Canceled],
+        &[Refunded, Pending, Failed],
+        &[Succeeded, Failed],
+    ] {
+        for after in [None, Some(deep.clone())] {
+            let plan = sqlite_plan(&app.db, &first_page(&account, statuses, after)).await;
+            let walks = plan
+                .matches("INDEX idx_payments_account_status_created ")
+                .count();
+            assert_eq!(walks, statuses.len(), "{plan}");
+            assert!(!plan.contains("idx_payments_account_created"), "{plan}");
+        }
     }
 }
 

@@ -165,9 +165,9 @@ async fn the_migration_counts_the_payments_already_there(backend: Backend) {
     // Back to before the counts (and the migrations after them: the card lifecycle, merchant
     // data and the event log, key expiry, webhook secret rolls, signing keys, restricted keys
     // and submit tokens, the index of spread counts, writes kept out of the folded row, the
-    // indexes by status and by currency, the currency's statistics), with payments written as
-    // the gateway of that time wrote them.
-    app.db.undo_migrations(11).await.unwrap();
+    // indexes by status and by currency, the currency's statistics, the index by both), with
+    // payments written as the gateway of that time wrote them.
+    app.db.undo_migrations(12).await.unwrap();
     let now = Timestamp::now().micros();
     for i in 0..5 {
         let status = if i < 4 { "SUCCEEDED" } else { "FAILED" };

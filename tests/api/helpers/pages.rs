@@ -280,3 +280,21 @@ pub async fn scans_of(db: &graphpay::persistence::Db, index: &str) -> i64 {
         .unwrap();
     rows[0][0].parse().unwrap()
 }
+
+/// SQLite's plan for `query`'s page statement on `db`, its statement first.
+pub async fn sqlite_plan(
+    db: &graphpay::persistence::Db,
+    query: &graphpay::persistence::payment_pages::PageQuery,
+) -> String {
+    let sql = graphpay::persistence::payment_pages::page_sql(
+        graphpay::persistence::Backend::Sqlite,
+        query,
+    );
+    let plan = db
+        .query_text(&format!("EXPLAIN QUERY PLAN {sql}"))
+        .await
+        .unwrap()
+        .concat()
+        .join(" ");
+    format!("{sql}\n{plan}")
+}
