@@ -80,7 +80,7 @@ pub trait Keyset {
     /// The sort key and the id as the statement orders and bounds by them: the listing's own
     /// columns, unless its scope walks another table that holds copies of them in an index
     /// of its own (see `payment_pages`).
-    fn key_expr(&self) -> Expr {
+    fn key_expr(&self, _backend: DbBackend) -> Expr {
         Expr::col(self.key_column().into_column_ref())
     }
     fn id_expr(&self) -> Expr {
@@ -200,7 +200,7 @@ pub(super) fn probe_statement<K: Keyset>(keyset: &K, backend: DbBackend) -> Opti
     };
     let probe = |scope: Select<K::Entity>| {
         scope
-            .filter(beyond(keyset, side, position))
+            .filter(beyond(keyset, backend, side, position))
             .select_only()
             .expr(keyset.id_expr())
     };
@@ -228,20 +228,20 @@ pub(super) fn page_statement<K: Keyset>(
     let order = sql_order(direction, backward);
     let walk = |mut select: Select<K::Entity>| {
         if let Some(after) = window.after {
-            select = select.filter(beyond(keyset, after_side(direction), after));
+            select = select.filter(beyond(keyset, backend, after_side(direction), after));
         }
         if let Some(before) = window.before {
-            select = select.filter(beyond(keyset, before_side(direction), before));
+            select = select.filter(beyond(keyset, backend, before_side(direction), before));
         }
         keyset
             .columns(select)
-            .order_by(keyset.key_expr(), order.clone())
+            .order_by(keyset.key_expr(backend), order.clone())
             .order_by(keyset.id_expr(), order.clone())
     };
     if let Some(parts) = keyset.parts(backend) {
         let parts = parts.into_iter().map(|part| walk(part).limit(limit + 1));
         let order = [
-            (keyset.key_expr(), order.clone()),
+            (keyset.key_expr(backend), order.clone()),
             (keyset.id_expr(), order.clone()),
         ];
         let statement = merged(parts, backend, total, &order, limit + 1);
@@ -322,8 +322,8 @@ enum Side {
 
 /// `(key, id) <op> (position.key, position.id)` as one row-value comparison: never an OR
 /// chain, which PostgreSQL answers by filtering every row ahead of the cursor.
-fn beyond<K: Keyset>(keyset: &K, side: Side, position: &Position) -> Expr {
-    let columns = Expr::tuple([keyset.key_expr(), keyset.id_expr()]);
+fn beyond<K: Keyset>(keyset: &K, backend: DbBackend, side: Side, position: &Position) -> Expr {
+    let columns = Expr::tuple([keyset.key_expr(backend), keyset.id_expr()]);
     let values = Expr::tuple([Expr::val(position.key), Expr::val(position.id.clone())]);
     match side {
         Side::Greater => columns.gt(values),

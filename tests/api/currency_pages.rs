@@ -70,6 +70,7 @@ fn listing(
         created_before: None,
         amount_min: None,
         amount_max: None,
+        reference: None,
         by_amount,
         ascending,
     }

@@ -41,6 +41,7 @@ mod payments;
 mod persistence;
 mod playground;
 mod rail;
+mod reference_pages;
 mod replicas;
 mod restricted_keys;
 mod schema;

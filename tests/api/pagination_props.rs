@@ -88,6 +88,7 @@ async fn check(app: &TestApp, case: Case) {
         created_before: case.created.1,
         amount_min: case.amount.0,
         amount_max: case.amount.1,
+        reference: None,
         by_amount: case.by_amount,
         ascending: case.ascending,
     };

@@ -74,6 +74,7 @@ fn listing(statuses: &[PaymentStatus], ascending: bool) -> Listing {
         created_before: None,
         amount_min: None,
         amount_max: None,
+        reference: None,
         by_amount: false,
         ascending,
     }

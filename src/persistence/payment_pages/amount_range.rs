@@ -43,12 +43,14 @@ impl AmountTerms {
 }
 
 /// Whether a page of `filter` in `field` order finds its amounts as [`AmountTerms`] tells:
-/// on SQLite, in creation order, bounded by amount and not walking a metadata entry.
+/// on SQLite, in creation order, bounded by amount, not walking a metadata entry and not a
+/// reference's (whose rows are read through the index of references, their amounts tested).
 pub(super) fn chosen(backend: DbBackend, filter: &PaymentFilter, field: SortField) -> bool {
     backend == DbBackend::Sqlite
         && field == SortField::CreatedAt
         && (filter.amount_min.is_some() || filter.amount_max.is_some())
         && filter.metadata.is_empty()
+        && filter.reference.is_none()
 }
 
 /// How many of the account's payments `filter`'s amount range holds, counted through the

@@ -24,6 +24,7 @@ pub struct Row {
     pub currency: String,
     pub status: PaymentStatus,
     pub created_at: i64,
+    pub reference: Option<String>,
 }
 
 /// What a listing's filter and order mean, computed independently of the server.
@@ -35,6 +36,7 @@ pub struct Listing {
     pub created_before: Option<i64>,
     pub amount_min: Option<i64>,
     pub amount_max: Option<i64>,
+    pub reference: Option<String>,
     pub by_amount: bool,
     pub ascending: bool,
 }
@@ -70,6 +72,9 @@ impl Listing {
         if let Some(a) = self.amount_max {
             filter.insert("amountMax".into(), json!(a));
         }
+        if let Some(r) = &self.reference {
+            filter.insert("reference".into(), json!(r));
+        }
         let order = json!({
             "field": if self.by_amount { "AMOUNT" } else { "CREATED_AT" },
             "direction": if self.ascending { "ASC" } else { "DESC" },
@@ -87,6 +92,7 @@ impl Listing {
             .filter(|r| self.created_before.is_none_or(|t| r.created_at < t))
             .filter(|r| self.amount_min.is_none_or(|a| r.amount >= a))
             .filter(|r| self.amount_max.is_none_or(|a| r.amount <= a))
+            .filter(|r| self.reference.is_none() || r.reference == self.reference)
             .collect();
         kept.sort_by(|a, b| {
             let key = |r: &Row| {
@@ -265,6 +271,7 @@ pub async fn insert_rows(app: &TestApp, new: Vec<NewPayment>) -> Vec<Row> {
             currency: p.currency.code(),
             status: p.status,
             created_at: p.created_at.micros(),
+            reference: p.reference,
         })
         .collect()
 }
