@@ -95,13 +95,15 @@ impl Keyset for PageQuery {
     /// Filtered by more than one status and in creation order: one part per status, each
     /// walked through the account's index by status (and currency, when the page has one) and
     /// creation time. (One status is a single walk of that index as it is.) On SQLite, a page
-    /// whose amount range decides its walk ([`PageQuery::amount_terms`]) is walked as one.
+    /// whose amount range is looked up through the amount's index ([`PageQuery::amount_terms`])
+    /// is read as one; a range walked is tested on each part's rows.
     fn parts(&self, backend: DbBackend) -> Option<Vec<Select<payments::Entity>>> {
+        let written = self.written(backend);
         let by_status = self.filter.statuses.len() > 1
             && self.order.field == SortField::CreatedAt
             && self.walked_entry().is_none()
-            && self.amount_terms(backend).is_none()
-            && !self.walks_reference(backend);
+            && !matches!(written.amounts, Some(AmountTerms::LookedUp))
+            && !written.by_reference;
         by_status.then(|| {
             // Disjoint parts: a status given twice is walked once.
             let statuses = self.filter.clone().normalised().statuses;
@@ -112,7 +114,7 @@ impl Keyset for PageQuery {
                         statuses: vec![status],
                         ..self.filter.clone()
                     };
-                    unselected(&self.account_id, &filter, 0, Written::default())
+                    unselected(&self.account_id, &filter, 0, written)
                 })
                 .collect()
         })

@@ -7,7 +7,9 @@ use graphpay::domain::paging::{Order, PageSize, PaymentFilter, Position};
 use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
 use graphpay::persistence::Db;
-use graphpay::persistence::payment_pages::{PageQuery, PaymentColumns, prepared_page_sql};
+use graphpay::persistence::payment_pages::{
+    AMOUNT_RANGE_COUNTED, PageQuery, PaymentColumns, prepared_page_sql,
+};
 
 use crate::helpers::{
     Backend, Listing, Row, TestApp, insert_rows, on_both_backends_fn, sqlite_plan, usd_payment,
@@ -96,6 +98,18 @@ async fn walks_are_exact(backend: Backend) {
             }
         }
     }
+    // With an amount range: one that holds the whole account (on SQLite, tested on each
+    // status's rows) and one that holds only the rare payments (looked up by amount).
+    for (amount_min, amount_max) in [(Some(1), None), (None, Some(600))] {
+        for ascending in [false, true] {
+            let listing = Listing {
+                amount_min,
+                amount_max,
+                ..listing(&[Failed, Refunded], ascending)
+            };
+            walk_both_ways(&app, &key, &listing, &rows, 4).await;
+        }
+    }
 }
 
 on_both_backends_fn!(walks_are_exact);
@@ -173,6 +187,40 @@ async fn sqlite_walks_each_status_through_its_index() {
             assert!(!plan.contains("idx_payments_account_created"), "{plan}");
         }
     }
+    // With an amount range that holds most of the account (counted to the cap, or not
+    // counted): each status walked as above, the amount tested on its rows. One counted
+    // sparse is read through the amount's index instead, as one.
+    let statuses = [Failed, Refunded];
+    for counted in [None, Some(AMOUNT_RANGE_COUNTED)] {
+        let query = PageQuery {
+            filter: PaymentFilter {
+                amount_min: Some(1),
+                ..first_page(&account, &statuses, None).filter
+            },
+            amount_range_size: counted,
+            ..first_page(&account, &statuses, None)
+        };
+        let plan = sqlite_plan(&app.db, &query).await;
+        let walks = plan
+            .matches("INDEX idx_payments_account_status_created ")
+            .count();
+        assert_eq!(walks, statuses.len(), "{plan}");
+        assert!(!plan.contains("idx_payments_account_created"), "{plan}");
+    }
+    let sparse = PageQuery {
+        filter: PaymentFilter {
+            amount_max: Some(600),
+            ..first_page(&account, &statuses, None).filter
+        },
+        amount_range_size: Some(12),
+        ..first_page(&account, &statuses, None)
+    };
+    let plan = sqlite_plan(&app.db, &sparse).await;
+    assert!(
+        plan.contains("INDEX idx_payments_account_amount "),
+        "{plan}"
+    );
+    assert!(!plan.contains("MERGE"), "{plan}");
 }
 
 /// The generic plan of `query`'s page statement, prepared on `db` (one connection).
