@@ -308,5 +308,6 @@ pub use counted::{count, counted_by_status};
 mod support;
 #[cfg(feature = "test-support")]
 pub use support::{
-    amount_range_sql, counted_page_sql, offset_page_for_benchmark, page_sql, prepared_page_sql,
+    amount_range_sql, count_sql, counted_page_sql, offset_page_for_benchmark, page_sql,
+    prepared_page_sql,
 };

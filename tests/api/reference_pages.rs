@@ -1,14 +1,14 @@
 //! Pages filtered by reference on an account of many payments without one: the reference's
 //! rows are read through the index of references, with every other term of the filter tested
-//! on them, in either order; on SQLite too, which keeps no statistics and, left to choose,
-//! walked the index by status (or by amount, in the order of amounts) through most of the
-//! account. Every walk, forward and backward, is exact.
+//! on them, in either order, and so are they counted for `totalCount`; on SQLite too, which
+//! keeps no statistics and, left to choose, walked the index by status (or by amount, in the
+//! order of amounts) through most of the account. Every walk, forward and backward, is exact.
 
 use graphpay::domain::currency::Currency;
 use graphpay::domain::paging::{Direction, Order, PageSize, PaymentFilter, Position, SortField};
 use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
-use graphpay::persistence::payment_pages::{PageQuery, PaymentColumns};
+use graphpay::persistence::payment_pages::{PageQuery, PaymentColumns, count_sql};
 
 use crate::helpers::{
     Backend, Listing, Row, TestApp, insert_rows, on_both_backends_fn, sqlite_plan, usd_payment,
@@ -32,8 +32,9 @@ async fn account_with_references(app: &TestApp) -> (String, String, Vec<Row>) {
     let referenced = (0..13)
         .map(|i| {
             let status = [Succeeded, Failed, Succeeded, Refunded][i as usize % 4];
-            // Spread through the bulk's times, two of them at the same microsecond.
-            let created_at = Timestamp::from_micros(BASE + (1 + i.min(11)) * 1_500_000 + 1);
+            // Spread through the bulk's times, the last five at the same microsecond (two of
+            // them of `REFERENCE`).
+            let created_at = Timestamp::from_micros(BASE + (1 + i.min(8)) * 1_500_000 + 1);
             let mut payment = usd_payment(&account, 200 + (i % 5) * 100, status, created_at);
             if i % 3 == 0 {
                 payment.currency = eur;
@@ -98,6 +99,21 @@ async fn walks_are_exact(backend: Backend) {
                 walk_both_ways(&app, &key, &listing, &rows, size).await;
             }
         }
+        // Its `totalCount`, which the status counts do not answer, counted.
+        let listing = Listing {
+            reference: Some(REFERENCE.to_string()),
+            ..filter.clone()
+        };
+        let (filter, _) = listing.variables();
+        let data = app
+            .query(
+                &key,
+                "query($filter: PaymentFilter) { payments(first: 1, filter: $filter) { totalCount } }",
+                serde_json::json!({ "filter": filter }),
+            )
+            .await;
+        let expected = listing.expected(&rows).len();
+        assert_eq!(data["payments"]["totalCount"], expected, "{listing:?}");
     }
     // And a reference no payment holds.
     let none = Listing {
@@ -168,5 +184,16 @@ async fn sqlite_reads_a_reference_through_its_index() {
                 assert!(!plan.contains("INDEX idx_payments"), "{plan}");
             }
         }
+        // And `totalCount`'s count of them.
+        let sql = count_sql(graphpay::persistence::Backend::Sqlite, &account, &filter);
+        let plan = app
+            .db
+            .query_text(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .await
+            .unwrap()
+            .concat()
+            .join(" ");
+        assert!(plan.contains("INDEX payments_reference "), "{sql}\n{plan}");
+        assert!(!plan.contains("INDEX idx_payments"), "{sql}\n{plan}");
     }
 }

@@ -6,7 +6,7 @@ use sea_orm::{ConnectionTrait, PaginatorTrait};
 
 use super::super::keyset::{TOTAL_COLUMN, total_of};
 use super::super::{Db, DbError};
-use super::filtered;
+use super::{filtered, terms};
 use crate::domain::paging::PaymentFilter;
 use crate::domain::status::PaymentStatus;
 
@@ -30,7 +30,8 @@ pub async fn count(db: &Db, account_id: &str, filter: &PaymentFilter) -> Result<
     if counted_by_status(filter) {
         return count_by_status(db, account_id, &filter.statuses).await;
     }
-    filtered(account_id, filter, 0)
+    let written = terms::counted(db.conn().get_database_backend(), filter);
+    filtered(account_id, filter, 0, written)
         .count(db.conn())
         .await
         .map_err(DbError::from)

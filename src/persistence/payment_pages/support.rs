@@ -58,6 +58,27 @@ fn statement_text(
         .to_string()
 }
 
+/// The SQL of `totalCount`'s count of `filter`'s rows (where the status counts do not answer
+/// it), with its values inlined, for `EXPLAIN`.
+///
+/// Exists for the tests and benchmarks (feature `test-support`).
+pub fn count_sql(
+    backend: super::super::Backend,
+    account_id: &str,
+    filter: &PaymentFilter,
+) -> String {
+    use sea_orm::QueryTrait;
+    let backend = match backend {
+        super::super::Backend::Sqlite => sea_orm::DbBackend::Sqlite,
+        super::super::Backend::Postgres => sea_orm::DbBackend::Postgres,
+    };
+    let written = super::terms::counted(backend, filter);
+    let rows = filtered(account_id, filter, 0, written)
+        .build(backend)
+        .to_string();
+    format!("SELECT COUNT(*) FROM ({rows}) AS counted")
+}
+
 /// The SQL of the count that decides how SQLite finds a page's amounts
 /// ([`super::amount_range_size`]), with its values inlined, for `EXPLAIN`.
 ///
@@ -80,7 +101,7 @@ pub async fn offset_page_for_benchmark(
 ) -> Result<Vec<Payment>, DbError> {
     use sea_orm::QueryOrder;
     let sql = super::super::keyset::sql_order(order.direction, false);
-    filtered(account_id, &PaymentFilter::default(), 0)
+    filtered(account_id, &PaymentFilter::default(), 0, Default::default())
         .order_by(key_column(order.field), sql.clone())
         .order_by(payments::Column::Id, sql)
         .offset(offset)

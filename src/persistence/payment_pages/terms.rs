@@ -9,19 +9,30 @@ use crate::domain::paging::PaymentFilter;
 use crate::persistence::entities::payments;
 
 /// The account's rows that pass the filter, unordered; the first `walked` metadata entries
-/// are left to the caller.
+/// are left to the caller; its terms written as `written` tells.
 pub(super) fn filtered(
     account_id: &str,
     filter: &PaymentFilter,
     walked: usize,
+    written: Written,
 ) -> Select<payments::Entity> {
     narrowed(
         payments::Entity::find(),
         account_id,
         filter,
         walked,
-        Written::default(),
+        written,
     )
+}
+
+/// How the count of `filter`'s rows is written for `backend`: on SQLite, a reference's rows
+/// are counted through the index of references, the other terms tested on them, as its page
+/// reads them (`PageQuery::walks_reference`).
+pub(super) fn counted(backend: sea_orm::DbBackend, filter: &PaymentFilter) -> Written {
+    Written {
+        amounts: None,
+        by_reference: backend == sea_orm::DbBackend::Sqlite && filter.reference.is_some(),
+    }
 }
 
 /// [`filtered`] without a column selected: a page's statement names the columns it reads
