@@ -11,8 +11,8 @@ use graphpay::domain::time::Timestamp;
 use graphpay::persistence::payment_pages::{PageQuery, PaymentColumns, count_sql};
 
 use crate::helpers::{
-    Backend, Listing, Row, TestApp, insert_rows, on_both_backends_fn, sqlite_plan, usd_payment,
-    walk_both_ways,
+    Backend, Listing, Row, TestApp, explained_on_sqlite, insert_rows, on_both_backends_fn,
+    sqlite_plan, usd_payment, walk_both_ways,
 };
 
 /// The bulk of the account: 20,000 succeeded payments in USD without a reference, one a
@@ -186,14 +186,8 @@ async fn sqlite_reads_a_reference_through_its_index() {
         }
         // And `totalCount`'s count of them.
         let sql = count_sql(graphpay::persistence::Backend::Sqlite, &account, &filter);
-        let plan = app
-            .db
-            .query_text(&format!("EXPLAIN QUERY PLAN {sql}"))
-            .await
-            .unwrap()
-            .concat()
-            .join(" ");
-        assert!(plan.contains("INDEX payments_reference "), "{sql}\n{plan}");
-        assert!(!plan.contains("INDEX idx_payments"), "{sql}\n{plan}");
+        let plan = explained_on_sqlite(&app.db, &sql).await;
+        assert!(plan.contains("INDEX payments_reference "), "{plan}");
+        assert!(!plan.contains("INDEX idx_payments"), "{plan}");
     }
 }

@@ -14,14 +14,14 @@ use graphpay::domain::paging::{Order, PageSize, PaymentFilter, SortField};
 use graphpay::domain::status::PaymentStatus;
 use graphpay::domain::time::Timestamp;
 use graphpay::persistence::payment_pages::{
-    AMOUNT_RANGE_COUNTED, PageQuery, PaymentColumns, amount_range_size, amount_range_sql, page_sql,
+    AMOUNT_RANGE_COUNTED, PageQuery, PaymentColumns, amount_range_size, amount_range_sql,
     planned_for_values, prepared_page_sql,
 };
 use serde_json::json;
 
 use crate::helpers::{
-    Backend, Listing, Row, TestApp, insert_rows, on_both_backends_fn, page, scans_of, usd_payment,
-    walk_both_ways,
+    Backend, Listing, Row, TestApp, explained_on_sqlite, insert_rows, on_both_backends_fn, page,
+    scans_of, sqlite_plan, usd_payment, walk_both_ways,
 };
 
 const BULK: i64 = 20_000;
@@ -185,15 +185,7 @@ async fn sqlite_reads_a_sparse_amount_range_by_its_index_and_walks_a_dense_one_i
         ..query(amount_min, amount_max, SortField::CreatedAt)
     };
     let db = &app.db;
-    let plan = |query: PageQuery| async move {
-        let sql = page_sql(graphpay::persistence::Backend::Sqlite, &query);
-        let plan = db
-            .query_text(&format!("EXPLAIN QUERY PLAN {sql}"))
-            .await
-            .unwrap();
-        let plan = plan.concat().join(" ");
-        format!("{sql}\n{plan}")
-    };
+    let plan = |query: PageQuery| async move { sqlite_plan(db, &query).await };
     let looked_up = |plan: &str| plan.contains("INDEX idx_payments_account_amount");
     let walked = |plan: &str| {
         plan.contains("USING INDEX idx_payments_account_created") && !plan.contains("TEMP B-TREE")
@@ -238,14 +230,8 @@ async fn sqlite_reads_a_sparse_amount_range_by_its_index_and_walks_a_dense_one_i
                 amount_max: max,
                 ..PaymentFilter::default()
             };
-            let sql = amount_range_sql(&account, &filter);
-            let plan = db
-                .query_text(&format!("EXPLAIN QUERY PLAN {sql}"))
-                .await
-                .unwrap()
-                .concat()
-                .join(" ");
-            assert!(looked_up(&plan), "{sql}\n{plan}");
+            let plan = explained_on_sqlite(db, &amount_range_sql(&account, &filter)).await;
+            assert!(looked_up(&plan), "{plan}");
         }
     }
 }

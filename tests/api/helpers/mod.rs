@@ -24,7 +24,8 @@ pub use cluster::OwnCluster;
 pub use consistency::assert_consistent;
 pub use own_database::OwnDatabase;
 pub use pages::{
-    Listing, PAGE, Row, insert_rows, page, scans_of, sqlite_plan, usd_payment, walk_both_ways,
+    Listing, PAGE, Row, explained_on_sqlite, insert_rows, page, scans_of, sqlite_plan, usd_payment,
+    walk_both_ways,
 };
 pub use payments::{
     CANCEL, CONFIRM, CREATE, REFUND, charges, create, create_while_unavailable, created_id, input,

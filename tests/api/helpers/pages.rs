@@ -297,6 +297,11 @@ pub async fn sqlite_plan(
         graphpay::persistence::Backend::Sqlite,
         query,
     );
+    explained_on_sqlite(db, &sql).await
+}
+
+/// SQLite's plan for `sql` on `db`, on one line after the statement.
+pub async fn explained_on_sqlite(db: &graphpay::persistence::Db, sql: &str) -> String {
     let plan = db
         .query_text(&format!("EXPLAIN QUERY PLAN {sql}"))
         .await
